@@ -1,0 +1,671 @@
+/*
+ * cli.c - the cordon command: a thin layer over libcordon.
+ *
+ *   cordon run [options] -- COMMAND [ARG...]
+ *   cordon trace list [--limit N] [--json] | show RUN_ID [--json] | export
+ *   cordon probe | gc | version | help
+ *
+ * Exit status follows timeout(1): the payload's status, 128+N for signal
+ * N, 124 for a cap hit, 125 when cordon itself failed (including bad
+ * flags), 126/127 when the command cannot be run or is not found.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "json.h"
+#include "parse.h"
+#include "trace.h"
+
+#define EXIT_SANDBOX 125
+
+static const char usage_text[] =
+"usage: cordon run [options] -- COMMAND [ARG...]\n"
+"       cordon trace list [--limit N] [--json] [--trace PATH]\n"
+"       cordon trace show RUN_ID [--json] [--trace PATH]\n"
+"       cordon trace export [--trace PATH]\n"
+"       cordon probe [--backend NAME]\n"
+"       cordon gc [--trace PATH] [--workdir-base DIR]\n"
+"       cordon version\n"
+"\n"
+"run options:\n"
+"  --cpu SECONDS        CPU time of the whole process tree (default 60)\n"
+"  --wall SECONDS       wall-clock time (default 120); e.g. 1.5, 90s, 500ms, 2m\n"
+"  --memory SIZE        resident memory of the whole tree (default 2G); e.g. 512M\n"
+"  --nofile N           open files per process (default 512)\n"
+"  --nproc N            processes in the tree (default: no cap)\n"
+"  --network            allow network access (default: denied)\n"
+"  --backend NAME       auto, linux-ns, landlock or floor (default auto)\n"
+"  --json               print the result record as JSON on stdout\n"
+"  --trace PATH         trace database (default $XDG_STATE_HOME/cordon/trace.db)\n"
+"  --workdir-base DIR   where workdirs are made (default $XDG_RUNTIME_DIR/cordon)\n"
+"\n"
+"exit status: the command's own; 128+N if killed by signal N; 124 if a cap\n"
+"was hit; 125 if cordon failed; 126 if the command cannot run; 127 if not found\n";
+
+static void
+usage_error(const char *fmt_, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+usage_error(const char *fmt_, ...)
+{
+	va_list ap;
+
+	fputs("cordon: ", stderr);
+	va_start(ap, fmt_);
+	vfprintf(stderr, fmt_, ap);
+	va_end(ap);
+	fputs("\n(see 'cordon help')\n", stderr);
+	exit(EXIT_SANDBOX);
+}
+
+static void
+set_limit(cordon_config *cfg, enum cordon_cap_id cap, const char *flag,
+    const char *arg)
+{
+	uint64_t v = 0;
+	int r;
+
+	switch (cap) {
+	case CORDON_CAP_CPU:
+	case CORDON_CAP_WALL:
+		if ((r = cordon_parse_duration(arg, &v)) < 0)
+			usage_error("%s: '%s' is not a duration (e.g. 1.5, 90s, "
+			    "500ms, 2m)", flag, arg);
+		break;
+	case CORDON_CAP_MEMORY:
+		if ((r = cordon_parse_size(arg, &v)) < 0)
+			usage_error("%s: '%s' is not a size (e.g. 512M, 2G)",
+			    flag, arg);
+		break;
+	default:
+		if ((r = cordon_parse_count(arg, &v)) < 0)
+			usage_error("%s: '%s' is not a whole number", flag, arg);
+		break;
+	}
+	if (cordon_config_set_limit(cfg, cap, v) < 0)
+		usage_error("%s: %s is out of range", flag, arg);
+}
+
+static void
+set_path(int (*setter)(cordon_config *, const char *), cordon_config *cfg,
+    const char *flag, const char *arg)
+{
+	char *abs = NULL;
+	char cwd[CORDON_MAX_PATH_LEN + 1];
+
+	if (arg[0] == '\0')
+		usage_error("%s: empty path", flag);
+	if (arg[0] != '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL ||
+		    asprintf(&abs, "%s/%s", cwd, arg) < 0)
+			usage_error("%s: cannot make '%s' absolute", flag, arg);
+	}
+	if (setter(cfg, abs != NULL ? abs : arg) < 0)
+		usage_error("%s: '%s' is not a usable path", flag, arg);
+	free(abs);
+}
+
+/* Options shared by every subcommand; run adds its own. */
+enum {
+	OPT_CPU = 256, OPT_WALL, OPT_MEMORY, OPT_NOFILE, OPT_NPROC,
+	OPT_NETWORK, OPT_BACKEND, OPT_JSON, OPT_TRACE, OPT_WORKDIR_BASE,
+	OPT_LIMIT,
+};
+
+static const struct option long_opts[] = {
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "wall", required_argument, NULL, OPT_WALL },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "nofile", required_argument, NULL, OPT_NOFILE },
+	{ "nproc", required_argument, NULL, OPT_NPROC },
+	{ "network", no_argument, NULL, OPT_NETWORK },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "workdir-base", required_argument, NULL, OPT_WORKDIR_BASE },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct opts {
+	bool json;
+	unsigned limit;
+};
+
+
+static int
+parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
+    const char *cmd, const char *allowed)
+{
+	uint64_t n = 0;
+	int c, b;
+
+	opterr = 0;
+	optind = 1;
+	/*
+	 * run: '+' stops at the first non-option, so COMMAND's flags stay its
+	 * own.  Elsewhere options may follow operands (trace show ID --json).
+	 */
+	while ((c = getopt_long(argc, argv, strcmp(cmd, "run") == 0 ? "+" : "",
+	    long_opts, NULL)) != -1) {
+		if (c == '?') {
+			if (optopt != 0)
+				usage_error("%s: option '%s' needs a value", cmd,
+				    argv[optind - 1]);
+			usage_error("%s: unknown option '%s'", cmd,
+			    argv[optind - 1]);
+		}
+		if (strchr(allowed, c - OPT_CPU + 'a') == NULL)
+			usage_error("%s: option '--%s' does not apply here", cmd,
+			    long_opts[c - OPT_CPU].name);
+		switch (c) {
+		case OPT_CPU: set_limit(cfg, CORDON_CAP_CPU, "--cpu", optarg); break;
+		case OPT_WALL: set_limit(cfg, CORDON_CAP_WALL, "--wall", optarg); break;
+		case OPT_MEMORY: set_limit(cfg, CORDON_CAP_MEMORY, "--memory", optarg); break;
+		case OPT_NOFILE: set_limit(cfg, CORDON_CAP_NOFILE, "--nofile", optarg); break;
+		case OPT_NPROC: set_limit(cfg, CORDON_CAP_NPROC, "--nproc", optarg); break;
+		case OPT_NETWORK: cordon_config_set_network(cfg, true); break;
+		case OPT_BACKEND:
+			if ((b = cordon_backend_from_name(optarg)) < 0)
+				usage_error("--backend: unknown backend '%s' (auto, "
+				    "linux-ns, landlock, floor)", optarg);
+			(void)cordon_config_set_backend(cfg, (enum cordon_backend_id)b);
+			break;
+		case OPT_JSON: o->json = true; break;
+		case OPT_TRACE:
+			set_path(cordon_config_set_trace_path, cfg, "--trace", optarg);
+			break;
+		case OPT_WORKDIR_BASE:
+			set_path(cordon_config_set_workdir_base, cfg,
+			    "--workdir-base", optarg);
+			break;
+		case OPT_LIMIT:
+			if (cordon_parse_count(optarg, &n) < 0 || n > 1000000000)
+				usage_error("--limit: '%s' is not a whole number",
+				    optarg);
+			o->limit = (unsigned)n;
+			break;
+		}
+	}
+	return optind;
+}
+
+/* Letters for parse_opts' allowed sets: OPT_CPU is 'a', OPT_WALL 'b', ... */
+#define ALLOW_RUN "abcdefghij"
+#define ALLOW_TRACE_LIST "hik"
+#define ALLOW_TRACE_SHOW "hi"
+#define ALLOW_TRACE_EXPORT "i"
+#define ALLOW_GC "ij"
+#define ALLOW_PROBE "g"
+
+static int cancel_pipe[2] = { -1, -1 };
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	(void)!write(cancel_pipe[1], &c, 1);
+	errno = saved;
+}
+
+static void
+format_limit(char *buf, size_t sz, int cap, uint64_t v)
+{
+	switch (cap) {
+	case CORDON_CAP_CPU:
+	case CORDON_CAP_WALL:
+		snprintf(buf, sz, "%gs", (double)v / 1e9);
+		break;
+	case CORDON_CAP_MEMORY:
+		if (v % (1ULL << 30) == 0)
+			snprintf(buf, sz, "%lluG", (unsigned long long)(v >> 30));
+		else if (v % (1ULL << 20) == 0)
+			snprintf(buf, sz, "%lluM", (unsigned long long)(v >> 20));
+		else
+			snprintf(buf, sz, "%llu bytes", (unsigned long long)v);
+		break;
+	default:
+		snprintf(buf, sz, "%llu", (unsigned long long)v);
+		break;
+	}
+}
+
+static const char *
+cap_human(int cap)
+{
+	switch (cap) {
+	case CORDON_CAP_CPU: return "CPU";
+	case CORDON_CAP_WALL: return "wall-clock";
+	case CORDON_CAP_MEMORY: return "memory";
+	case CORDON_CAP_NPROC: return "process";
+	default: return cordon_cap_name(cap);
+	}
+}
+
+static int
+cmd_run(int argc, char **argv, cordon_config *cfg)
+{
+	struct opts o = { false, 0 };
+	struct sigaction sa;
+	cordon_result *res = NULL;
+	const char *err;
+	char lim[32], *json = NULL;
+	int i, r, status;
+
+	i = parse_opts(argc, argv, cfg, &o, "run", ALLOW_RUN);
+	if (i >= argc)
+		usage_error("run: no command given (cordon run [options] -- "
+		    "COMMAND [ARG...])");
+
+	/* Signals cancel the run through the library, so the trace is whole. */
+	if (pipe2(cancel_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		fprintf(stderr, "cordon: pipe: %s\n", strerror(errno));
+		return EXIT_SANDBOX;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)sigaction(SIGHUP, &sa, NULL);
+	cordon_config_set_cancel_fd(cfg, cancel_pipe[0]);
+
+	if ((r = cordon_run(cfg, argv + i, &res)) < 0) {
+		fprintf(stderr, "cordon: nothing was run: %s\n",
+		    r == -CORDON_E_TRACE ? "the run could not be recorded in "
+		    "the trace database" : cordon_strerror(r));
+		return EXIT_SANDBOX;
+	}
+	status = cordon_result_exit_status(res);
+	err = cordon_result_error(res);
+	switch (cordon_result_outcome(res)) {
+	case CORDON_OUTCOME_CAP_HIT:
+		format_limit(lim, sizeof(lim), cordon_result_cap(res),
+		    cordon_config_get_limit(cfg, cordon_result_cap(res)));
+		fprintf(stderr, "cordon: %s cap %s hit; tree killed; %s\n",
+		    cap_human(cordon_result_cap(res)), lim,
+		    cordon_result_workdir_removed(res) ? "workdir removed" :
+		    "workdir NOT removed");
+		break;
+	case CORDON_OUTCOME_SANDBOX_ERROR:
+		fprintf(stderr, "cordon: sandbox error: %s; %s\n",
+		    err != NULL ? err : "unknown",
+		    cordon_result_workdir_removed(res) ? "workdir removed" :
+		    "workdir NOT removed");
+		break;
+	default:
+		if (err != NULL)
+			fprintf(stderr, "cordon: %s\n", err);
+		break;
+	}
+	if (o.json) {
+		if (cordon_result_json(res, &json) < 0) {
+			fprintf(stderr, "cordon: cannot format the result\n");
+			status = EXIT_SANDBOX;
+		} else {
+			printf("%s\n", json);
+			free(json);
+		}
+	}
+	cordon_result_free(res);
+	if (fflush(stdout) != 0)
+		return EXIT_SANDBOX;
+	return status;
+}
+
+static int
+open_trace(const cordon_config *cfg, struct cordon_trace **t)
+{
+	char *path = NULL;
+	int r;
+
+	if (cfg->trace_path != NULL)
+		path = strdup(cfg->trace_path);
+	else if (cordon_default_trace_path(&path) < 0)
+		path = NULL;
+	if (path == NULL) {
+		fprintf(stderr, "cordon: cannot find the trace database\n");
+		return -1;
+	}
+	if ((r = cordon_trace_open(path, t)) < 0) {
+		fprintf(stderr, "cordon: cannot open the trace %s: %s\n", path,
+		    cordon_strerror(r));
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+static void
+iso_time(char *buf, size_t sz, int64_t ms)
+{
+	time_t s = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (gmtime_r(&s, &tm) == NULL ||
+	    strftime(buf, sz, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, sz, "?");
+}
+
+/* argv as one shell-ish line for humans (the JSON has it exactly). */
+static void
+print_argv(FILE *f, const struct cordon_result *r)
+{
+	size_t i;
+	const char *p;
+
+	for (i = 0; i < r->argc; i++) {
+		fputs(i == 0 ? "" : " ", f);
+		for (p = r->argv[i]; *p != '\0'; p++)
+			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+	}
+}
+
+static int
+list_one(const struct cordon_result *r, void *arg)
+{
+	struct cordon_json *j = arg;
+	char when[32], code[16];
+
+	if (j != NULL) {
+		cordon_json_obj_begin(j);
+		cordon_result_json_fields(r, j);
+		cordon_json_obj_end(j);
+		return 0;
+	}
+	iso_time(when, sizeof(when), r->created_ms);
+	if (r->outcome == CORDON_OUTCOME_EXITED)
+		snprintf(code, sizeof(code), "%d", r->exit_code);
+	else if (r->outcome == CORDON_OUTCOME_SIGNALED)
+		snprintf(code, sizeof(code), "sig%d", r->signal);
+	else
+		snprintf(code, sizeof(code), "-");
+	printf("%s  %s  %-8s  %-13s  %-5s  %-9s  %8.3fs  ", r->run_id, when,
+	    r->backend != 0 ? cordon_backend_name(r->backend) : "-",
+	    r->outcome != 0 ? cordon_outcome_name(r->outcome) : "running",
+	    code, r->cap != 0 ? cordon_cap_name(r->cap) : "-",
+	    (double)r->wall_ns / 1e9);
+	print_argv(stdout, r);
+	putchar('\n');
+	return 0;
+}
+
+static int
+event_json(const struct cordon_trace_event *ev, void *arg)
+{
+	struct cordon_json *j = arg;
+
+	cordon_json_obj_begin(j);
+	cordon_json_key(j, "ts_ms");
+	cordon_json_i64(j, ev->ts_ms);
+	cordon_json_key(j, "kind");
+	cordon_json_str(j, ev->kind);
+	cordon_json_key(j, "detail");
+	cordon_json_str(j, ev->detail);
+	cordon_json_obj_end(j);
+	return 0;
+}
+
+static int
+event_text(const struct cordon_trace_event *ev, void *arg)
+{
+	char when[32];
+
+	(void)arg;
+	iso_time(when, sizeof(when), ev->ts_ms);
+	printf("  %s.%03d  %-9s %s\n", when, (int)(ev->ts_ms % 1000), ev->kind,
+	    ev->detail != NULL ? ev->detail : "");
+	return 0;
+}
+
+/* One run with its events, as a JSON object into j. */
+static int
+run_json(struct cordon_trace *t, const struct cordon_result *r,
+    struct cordon_json *j)
+{
+	cordon_json_obj_begin(j);
+	cordon_result_json_fields(r, j);
+	cordon_json_key(j, "events");
+	cordon_json_arr_begin(j);
+	if (cordon_trace_get_events(t, r->run_id, event_json, j) < 0)
+		return -1;
+	cordon_json_arr_end(j);
+	cordon_json_obj_end(j);
+	return 0;
+}
+
+static int
+print_json(struct cordon_json *j)
+{
+	char *s;
+	int err;
+
+	if ((s = cordon_json_finish(j, &err)) == NULL) {
+		fprintf(stderr, "cordon: cannot format JSON: %s\n",
+		    cordon_strerror(err));
+		return EXIT_SANDBOX;
+	}
+	printf("%s\n", s);
+	free(s);
+	return 0;
+}
+
+static int
+export_one(const struct cordon_result *r, void *arg)
+{
+	struct cordon_trace *t = arg;
+	struct cordon_json j;
+
+	cordon_json_init(&j);
+	if (run_json(t, r, &j) < 0) {
+		cordon_json_free(&j);
+		return -1;
+	}
+	return print_json(&j) == 0 ? 0 : -1;
+}
+
+static int
+cmd_trace(int argc, char **argv, cordon_config *cfg)
+{
+	struct opts o = { false, 0 };
+	struct cordon_trace *t = NULL;
+	struct cordon_result r;
+	struct cordon_json j;
+	const char *sub;
+	char lim[32];
+	int i, rc = 0, err;
+
+	if (argc < 2)
+		usage_error("trace: expected list, show RUN_ID or export");
+	sub = argv[1];
+	argc--;
+	argv++;
+	if (strcmp(sub, "list") == 0)
+		i = parse_opts(argc, argv, cfg, &o, "trace list", ALLOW_TRACE_LIST);
+	else if (strcmp(sub, "show") == 0)
+		i = parse_opts(argc, argv, cfg, &o, "trace show", ALLOW_TRACE_SHOW);
+	else if (strcmp(sub, "export") == 0)
+		i = parse_opts(argc, argv, cfg, &o, "trace export",
+		    ALLOW_TRACE_EXPORT);
+	else
+		usage_error("trace: unknown subcommand '%s' (list, show, export)",
+		    sub);
+	if (strcmp(sub, "show") == 0 ? i != argc - 1 : i != argc)
+		usage_error("trace %s: unexpected arguments", sub);
+	if (strcmp(sub, "show") == 0 && !cordon_run_id_valid(argv[i]))
+		usage_error("trace show: '%s' is not a run id (32 hex digits)",
+		    argv[i]);
+	if (open_trace(cfg, &t) < 0)
+		return EXIT_SANDBOX;
+
+	cordon_json_init(&j);
+	if (strcmp(sub, "list") == 0) {
+		if (o.json)
+			cordon_json_arr_begin(&j);
+		err = cordon_trace_list(t, o.limit == 0 && !o.json ? 20 : o.limit,
+		    list_one, o.json ? &j : NULL);
+		if (o.json) {
+			cordon_json_arr_end(&j);
+			if (err == 0)
+				rc = print_json(&j);
+		}
+	} else if (strcmp(sub, "export") == 0) {
+		err = cordon_trace_list(t, 0, export_one, t);
+	} else {
+		memset(&r, 0, sizeof(r));
+		err = cordon_trace_get(t, argv[i], &r);
+		if (err == -CORDON_E_NOTFOUND) {
+			fprintf(stderr, "cordon: no run %s in the trace\n", argv[i]);
+			rc = EXIT_SANDBOX;
+			err = 0;
+		} else if (err == 0 && o.json) {
+			if ((err = run_json(t, &r, &j)) == 0)
+				rc = print_json(&j);
+		} else if (err == 0) {
+			char when[32];
+
+			iso_time(when, sizeof(when), r.created_ms);
+			printf("run       %s\ncreated   %s\nuser      %s (uid %u)\n"
+			    "cwd       %s\nargv      ", r.run_id, when,
+			    r.user != NULL ? r.user : "?", r.uid,
+			    r.cwd != NULL ? r.cwd : "?");
+			print_argv(stdout, &r);
+			printf("\nbackend   %s (%s)\noutcome   %s\n",
+			    r.backend != 0 ? cordon_backend_name(r.backend) : "-",
+			    r.backend_reason != NULL ? r.backend_reason : "-",
+			    r.outcome != 0 ? cordon_outcome_name(r.outcome) :
+			    "running or unknown");
+			if (r.outcome == CORDON_OUTCOME_EXITED)
+				printf("exit      %d\n", r.exit_code);
+			if (r.signal != 0)
+				printf("signal    %d\n", r.signal);
+			if (r.cap != 0) {
+				format_limit(lim, sizeof(lim), r.cap,
+				    cordon_config_get_limit(&(cordon_config){
+				    .limits = r.limits }, r.cap));
+				printf("cap       %s (%s)\n", cordon_cap_name(r.cap), lim);
+			}
+			printf("cpu       %.3f s\nwall      %.3f s\nmax rss   %llu "
+			    "bytes\nworkdir   %s (%s)\n", (double)r.cpu_ns / 1e9,
+			    (double)r.wall_ns / 1e9, (unsigned long long)r.max_rss,
+			    r.workdir != NULL ? r.workdir : "-",
+			    r.workdir_removed == 1 ? "removed" :
+			    r.workdir_removed == 0 ? "NOT removed" : "unknown");
+			if (r.error != NULL)
+				printf("error     %s\n", r.error);
+			printf("events\n");
+			err = cordon_trace_get_events(t, r.run_id, event_text, NULL);
+		}
+		cordon_result_clear(&r);
+	}
+	cordon_json_free(&j);
+	if (err < 0) {
+		fprintf(stderr, "cordon: reading the trace failed: %s\n",
+		    cordon_strerror(err));
+		rc = EXIT_SANDBOX;
+	}
+	cordon_trace_close(t);
+	return rc;
+}
+
+static int
+cmd_gc(int argc, char **argv, cordon_config *cfg)
+{
+	struct opts o = { false, 0 };
+	struct cordon_trace *t = NULL;
+	char msg[256] = "";
+	int r, marked, rc = 0;
+
+	if (parse_opts(argc, argv, cfg, &o, "gc", ALLOW_GC) != argc)
+		usage_error("gc: unexpected arguments");
+	if ((r = cordon_gc(cfg, msg, sizeof(msg))) < 0) {
+		fprintf(stderr, "cordon: gc: %s\n", msg[0] != '\0' ? msg :
+		    cordon_strerror(r));
+		rc = EXIT_SANDBOX;
+	} else {
+		printf("%s\n", msg);
+	}
+	if (open_trace(cfg, &t) < 0)
+		return EXIT_SANDBOX;
+	if ((marked = cordon_trace_reconcile(t)) < 0) {
+		fprintf(stderr, "cordon: gc: reconciling the trace failed\n");
+		rc = EXIT_SANDBOX;
+	} else {
+		printf("marked %d unfinished run(s) whose broker is gone\n",
+		    marked);
+	}
+	cordon_trace_close(t);
+	return rc;
+}
+
+static int
+cmd_probe(int argc, char **argv, cordon_config *cfg)
+{
+	struct opts o = { false, 0 };
+	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
+	char reason[256];
+	int r;
+
+	if (parse_opts(argc, argv, cfg, &o, "probe", ALLOW_PROBE) != argc)
+		usage_error("probe: unexpected arguments");
+	r = cordon_select(cfg, &b, reason, sizeof(reason));
+	if (r < 0) {
+		printf("backend   none\nreason    %s\n", reason);
+		return EXIT_SANDBOX;
+	}
+	printf("backend   %s\nreason    %s\n", cordon_backend_name(b), reason);
+	printf("floor     fresh process tree (subreaper), ephemeral workdir, "
+	    "caps, proxy variables stripped; not a jail: no file-system or "
+	    "network boundary\n");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	cordon_config *cfg;
+	int rc;
+
+	if (argc < 2)
+		usage_error("no command given");
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "version") == 0 ||
+	    strcmp(argv[1], "--version") == 0) {
+		printf("cordon %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if ((cfg = cordon_config_new()) == NULL) {
+		fprintf(stderr, "cordon: out of memory\n");
+		return EXIT_SANDBOX;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		rc = cmd_run(argc - 1, argv + 1, cfg);
+	else if (strcmp(argv[1], "trace") == 0)
+		rc = cmd_trace(argc - 1, argv + 1, cfg);
+	else if (strcmp(argv[1], "gc") == 0)
+		rc = cmd_gc(argc - 1, argv + 1, cfg);
+	else if (strcmp(argv[1], "probe") == 0)
+		rc = cmd_probe(argc - 1, argv + 1, cfg);
+	else
+		usage_error("unknown command '%s'", argv[1]);
+	cordon_config_free(cfg);
+	return rc;
+}

@@ -1,0 +1,153 @@
+/*
+ * cordon.h - libcordon, the public API of the cordon sandbox broker.
+ *
+ * A caller builds a cordon_config (it starts with the defaults: 60 CPU
+ * seconds, 120 wall-clock seconds, 2 GiB resident, 512 open files, no
+ * process cap, network denied), tightens what it needs, and calls
+ * cordon_run().  The run happens in cordon-helper; the library validates,
+ * records the run in the SQLite trace before anything starts, and returns
+ * a cordon_result.
+ *
+ * Every function that can fail returns 0 or a positive value on success and
+ * a negative CORDON_E_* code on failure; none of them prints.
+ */
+#ifndef CORDON_H
+#define CORDON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Caps.  The numeric values are stored in traces and sent on the wire. */
+enum cordon_cap_id {
+	CORDON_CAP_NONE = 0,
+	CORDON_CAP_CPU = 1,     /* CPU seconds summed over the whole tree */
+	CORDON_CAP_WALL = 2,    /* wall-clock seconds */
+	CORDON_CAP_MEMORY = 3,  /* resident bytes summed over the whole tree */
+	CORDON_CAP_NOFILE = 4,  /* open files per process (RLIMIT_NOFILE) */
+	CORDON_CAP_NPROC = 5,   /* processes in the tree */
+	CORDON_CAP_NETWORK = 6, /* network isolation ("applied" only) */
+	CORDON_CAP_MAX_ = 7
+};
+
+/* Backends, strongest first after AUTO. */
+enum cordon_backend_id {
+	CORDON_BACKEND_AUTO = 0,
+	CORDON_BACKEND_LINUX_NS = 1,
+	CORDON_BACKEND_LANDLOCK = 2,
+	CORDON_BACKEND_FLOOR = 3,
+	CORDON_BACKEND_MAX_ = 4
+};
+
+/* How a run ended. */
+enum cordon_outcome_id {
+	CORDON_OUTCOME_EXITED = 1,
+	CORDON_OUTCOME_SIGNALED = 2,
+	CORDON_OUTCOME_CAP_HIT = 3,
+	CORDON_OUTCOME_SANDBOX_ERROR = 4,
+	CORDON_OUTCOME_MAX_ = 5
+};
+
+/* Errors, always returned negated. */
+enum cordon_error {
+	CORDON_OK = 0,
+	CORDON_E_NOMEM = 1,      /* out of memory */
+	CORDON_E_INVAL = 2,      /* invalid argument */
+	CORDON_E_RANGE = 3,      /* value out of range */
+	CORDON_E_TOOLONG = 4,    /* string or message too long */
+	CORDON_E_SHORT = 5,      /* message truncated */
+	CORDON_E_PROTO = 6,      /* malformed message */
+	CORDON_E_VERSION = 7,    /* wire version mismatch */
+	CORDON_E_IO = 8,         /* I/O error, see errno */
+	CORDON_E_EOF = 9,        /* peer closed the connection */
+	CORDON_E_TRACE = 10,     /* the trace database failed */
+	CORDON_E_HELPER = 11,    /* the helper could not be started */
+	CORDON_E_UNAVAIL = 12,   /* backend not available on this host */
+	CORDON_E_NOTFOUND = 13,  /* no such run */
+	CORDON_E_MAX_ = 14
+};
+
+const char *cordon_strerror(int err);
+
+typedef struct cordon_config cordon_config;
+typedef struct cordon_result cordon_result;
+
+/* Config: starts with the defaults above. */
+cordon_config *cordon_config_new(void);
+void cordon_config_free(cordon_config *cfg);
+/*
+ * Set one cap.  CPU and wall in nanoseconds, memory in bytes, nofile and
+ * nproc as counts (nproc 0 = no cap).  Out-of-range values: -CORDON_E_RANGE.
+ */
+int cordon_config_set_limit(cordon_config *cfg, enum cordon_cap_id cap,
+    uint64_t value);
+uint64_t cordon_config_get_limit(const cordon_config *cfg,
+    enum cordon_cap_id cap);
+void cordon_config_set_network(cordon_config *cfg, bool allow);
+int cordon_config_set_backend(cordon_config *cfg, enum cordon_backend_id b);
+/* NULL restores the default ($XDG_STATE_HOME/cordon/trace.db). */
+int cordon_config_set_trace_path(cordon_config *cfg, const char *path);
+/* Where workdirs are made; NULL restores $XDG_RUNTIME_DIR/cordon. */
+int cordon_config_set_workdir_base(cordon_config *cfg, const char *path);
+/*
+ * When fd becomes readable, a running cordon_run() stops the run (the
+ * tree is killed and torn down, and the result says it was interrupted).
+ * Lets a caller's signal handler cancel a run through a self-pipe.
+ */
+void cordon_config_set_cancel_fd(cordon_config *cfg, int fd);
+
+/*
+ * Which backend a run with this config would get, and why.  Does not run
+ * anything of the caller's.
+ */
+int cordon_select(const cordon_config *cfg, enum cordon_backend_id *backend,
+    char *reason, size_t reasonsz);
+
+/*
+ * Run argv[0] with argv inside the sandbox; stdin, stdout and stderr are
+ * the caller's.  On return 0, *result holds the outcome, which may itself
+ * be a sandbox error (the run was recorded but could not be completed).
+ * A negative return means nothing ran and nothing was recorded.
+ */
+int cordon_run(const cordon_config *cfg, char *const argv[],
+    cordon_result **result);
+
+/*
+ * Reclaims workdirs left by helpers that were killed (a run's own
+ * teardown never needs this).  msg, if not NULL, receives a summary.
+ */
+int cordon_gc(const cordon_config *cfg, char *msg, size_t msgsz);
+
+void cordon_result_free(cordon_result *r);
+const char *cordon_result_run_id(const cordon_result *r);
+enum cordon_backend_id cordon_result_backend(const cordon_result *r);
+const char *cordon_result_backend_reason(const cordon_result *r);
+enum cordon_outcome_id cordon_result_outcome(const cordon_result *r);
+int cordon_result_exit_code(const cordon_result *r);   /* -1 if none */
+int cordon_result_signal(const cordon_result *r);      /* 0 if none */
+enum cordon_cap_id cordon_result_cap(const cordon_result *r);
+double cordon_result_cpu_seconds(const cordon_result *r);
+double cordon_result_wall_seconds(const cordon_result *r);
+uint64_t cordon_result_max_rss_bytes(const cordon_result *r);
+bool cordon_result_applied(const cordon_result *r, enum cordon_cap_id cap);
+bool cordon_result_workdir_removed(const cordon_result *r);
+const char *cordon_result_error(const cordon_result *r); /* NULL if none */
+/* The exit status the cordon CLI uses (timeout(1) conventions). */
+int cordon_result_exit_status(const cordon_result *r);
+/* The result record as one JSON object (malloc'd, caller frees). */
+int cordon_result_json(const cordon_result *r, char **json);
+
+/* Names used in JSON, the trace and the CLI. */
+const char *cordon_cap_name(int cap);
+const char *cordon_backend_name(int backend);
+const char *cordon_outcome_name(int outcome);
+int cordon_backend_from_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

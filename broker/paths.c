@@ -1,0 +1,175 @@
+/*
+ * paths.c - where things live: trace, workdirs, the helper; run ids; time.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* An environment directory is used only if it is an absolute path. */
+static const char *
+env_dir(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
+
+/* dir + "/" + rest, allocated. */
+static int
+join(char **out, const char *dir, const char *rest)
+{
+	if (asprintf(out, "%s/%s", dir, rest) < 0) {
+		*out = NULL;
+		return -CORDON_E_NOMEM;
+	}
+	return 0;
+}
+
+int
+cordon_default_trace_path(char **out)
+{
+	const char *dir, *home;
+	struct passwd *pw;
+
+	if ((dir = env_dir("XDG_STATE_HOME")) != NULL)
+		return join(out, dir, "cordon/trace.db");
+	if ((home = env_dir("HOME")) == NULL) {
+		if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir[0] != '/')
+			return -CORDON_E_INVAL;
+		home = pw->pw_dir;
+	}
+	return join(out, home, ".local/state/cordon/trace.db");
+}
+
+int
+cordon_default_workdir_base(char **out)
+{
+	const char *dir;
+	char uid[24];
+	struct stat st;
+
+	if ((dir = env_dir("XDG_RUNTIME_DIR")) != NULL &&
+	    stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+		return join(out, dir, "cordon");
+	/* No per-user runtime dir (cron, CI, su): a private dir in /tmp. */
+	snprintf(uid, sizeof(uid), "cordon-%u", (unsigned)getuid());
+	return join(out, "/tmp", uid);
+}
+
+int
+cordon_helper_path(char **out)
+{
+	const char *over = getenv("CORDON_HELPER");
+	const char *path = CORDON_HELPER_PATH;
+	struct stat st;
+
+	/*
+	 * The override exists for running the test suite from the build
+	 * tree.  It is ignored when the installed helper is setuid (the
+	 * administrator chose that helper) and refused if it names a setuid
+	 * or setgid file itself.
+	 */
+	if (over != NULL && over[0] != '\0') {
+		if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+			over = NULL;
+		else if (over[0] != '/' ||
+		    (stat(over, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID))))
+			return -CORDON_E_HELPER;
+	}
+	if (over != NULL && over[0] != '\0')
+		path = over;
+	if ((*out = strdup(path)) == NULL)
+		return -CORDON_E_NOMEM;
+	return 0;
+}
+
+int
+cordon_mkdir_parents(const char *path)
+{
+	char *p, *slash;
+	int r = 0;
+
+	if ((p = strdup(path)) == NULL)
+		return -CORDON_E_NOMEM;
+	for (slash = strchr(p + 1, '/'); slash != NULL;
+	    slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+			r = -CORDON_E_IO;
+			break;
+		}
+		*slash = '/';
+	}
+	free(p);
+	return r;
+}
+
+int
+cordon_new_run_id(char id[CORDON_RUN_ID_LEN + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[CORDON_RUN_ID_LEN / 2];
+	size_t got = 0, i;
+	ssize_t n;
+
+	while (got < sizeof(raw)) {
+		n = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -CORDON_E_IO;
+		got += (size_t)n;
+	}
+	for (i = 0; i < sizeof(raw); i++) {
+		id[2 * i] = hex[raw[i] >> 4];
+		id[2 * i + 1] = hex[raw[i] & 15];
+	}
+	id[CORDON_RUN_ID_LEN] = '\0';
+	return 0;
+}
+
+int64_t
+cordon_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+uint64_t
+cordon_proc_start_time(uint32_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", (unsigned)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may contain spaces and ')': count fields after the last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (field = 2; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%llu", &v) != 1)
+		return 0;
+	return v;
+}

@@ -1,0 +1,184 @@
+/*
+ * result.c - the result record: accessors, exit status, JSON.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "json.h"
+
+void
+cordon_result_clear(struct cordon_result *r)
+{
+	size_t i;
+
+	if (r->argv != NULL)
+		for (i = 0; i < r->argc; i++)
+			free(r->argv[i]);
+	free(r->argv);
+	free(r->cwd);
+	free(r->user);
+	free(r->backend_reason);
+	free(r->workdir);
+	free(r->error);
+	memset(r, 0, sizeof(*r));
+}
+
+void
+cordon_result_free(cordon_result *r)
+{
+	if (r == NULL)
+		return;
+	cordon_result_clear(r);
+	free(r);
+}
+
+const char *cordon_result_run_id(const cordon_result *r) { return r->run_id; }
+enum cordon_backend_id cordon_result_backend(const cordon_result *r) { return r->backend; }
+const char *cordon_result_backend_reason(const cordon_result *r) { return r->backend_reason; }
+enum cordon_outcome_id cordon_result_outcome(const cordon_result *r) { return (enum cordon_outcome_id)r->outcome; }
+int cordon_result_exit_code(const cordon_result *r) { return r->exit_code; }
+int cordon_result_signal(const cordon_result *r) { return r->signal; }
+enum cordon_cap_id cordon_result_cap(const cordon_result *r) { return (enum cordon_cap_id)r->cap; }
+double cordon_result_cpu_seconds(const cordon_result *r) { return (double)r->cpu_ns / 1e9; }
+double cordon_result_wall_seconds(const cordon_result *r) { return (double)r->wall_ns / 1e9; }
+uint64_t cordon_result_max_rss_bytes(const cordon_result *r) { return r->max_rss; }
+bool cordon_result_workdir_removed(const cordon_result *r) { return r->workdir_removed == 1; }
+const char *cordon_result_error(const cordon_result *r) { return r->error; }
+
+bool
+cordon_result_applied(const cordon_result *r, enum cordon_cap_id cap)
+{
+	return (int)cap > 0 && cap < CORDON_CAP_MAX_ &&
+	    (r->applied & (1U << cap)) != 0;
+}
+
+int
+cordon_result_exit_status(const cordon_result *r)
+{
+	switch (r->outcome) {
+	case CORDON_OUTCOME_EXITED:
+		return r->exit_code;
+	case CORDON_OUTCOME_SIGNALED:
+		return 128 + r->signal;
+	case CORDON_OUTCOME_CAP_HIT:
+		return 124;
+	default:
+		return 125;
+	}
+}
+
+static const char *
+name_or_null(const char *(*name)(int), int v)
+{
+	return v == 0 ? NULL : name(v);
+}
+
+void
+cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
+{
+	static const enum cordon_cap_id caps[] = {
+		CORDON_CAP_CPU, CORDON_CAP_WALL, CORDON_CAP_MEMORY,
+		CORDON_CAP_NOFILE, CORDON_CAP_NPROC, CORDON_CAP_NETWORK,
+	};
+	size_t i;
+
+	cordon_json_key(j, "run_id");
+	cordon_json_str(j, r->run_id);
+	cordon_json_key(j, "backend");
+	cordon_json_str(j, name_or_null(cordon_backend_name, r->backend));
+	cordon_json_key(j, "backend_reason");
+	cordon_json_str(j, r->backend_reason);
+	cordon_json_key(j, "outcome");
+	cordon_json_str(j, name_or_null(cordon_outcome_name, r->outcome));
+	cordon_json_key(j, "exit_code");
+	if (r->outcome == CORDON_OUTCOME_EXITED)
+		cordon_json_i64(j, r->exit_code);
+	else
+		cordon_json_null(j);
+	cordon_json_key(j, "signal");
+	if (r->signal != 0)
+		cordon_json_i64(j, r->signal);
+	else
+		cordon_json_null(j);
+	cordon_json_key(j, "cap");
+	cordon_json_str(j, name_or_null(cordon_cap_name, r->cap));
+	cordon_json_key(j, "cpu_seconds");
+	cordon_json_double(j, (double)r->cpu_ns / 1e9);
+	cordon_json_key(j, "wall_seconds");
+	cordon_json_double(j, (double)r->wall_ns / 1e9);
+	cordon_json_key(j, "max_rss_bytes");
+	cordon_json_u64(j, r->max_rss);
+
+	cordon_json_key(j, "limits");
+	cordon_json_obj_begin(j);
+	cordon_json_key(j, "cpu_seconds");
+	cordon_json_double(j, (double)r->limits.cpu_ns / 1e9);
+	cordon_json_key(j, "wall_seconds");
+	cordon_json_double(j, (double)r->limits.wall_ns / 1e9);
+	cordon_json_key(j, "memory_bytes");
+	cordon_json_u64(j, r->limits.memory_bytes);
+	cordon_json_key(j, "nofile");
+	cordon_json_u64(j, r->limits.nofile);
+	cordon_json_key(j, "processes");
+	if (r->limits.nproc != 0)
+		cordon_json_u64(j, r->limits.nproc);
+	else
+		cordon_json_null(j);
+	cordon_json_key(j, "network");
+	cordon_json_bool(j, r->network);
+	cordon_json_obj_end(j);
+
+	cordon_json_key(j, "applied");
+	cordon_json_obj_begin(j);
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		cordon_json_key(j, cordon_cap_name(caps[i]));
+		cordon_json_bool(j, (r->applied & (1U << caps[i])) != 0);
+	}
+	cordon_json_obj_end(j);
+
+	cordon_json_key(j, "workdir_removed");
+	if (r->workdir_removed < 0)
+		cordon_json_null(j);
+	else
+		cordon_json_bool(j, r->workdir_removed == 1);
+	cordon_json_key(j, "error");
+	cordon_json_str(j, r->error);
+
+	cordon_json_key(j, "argv");
+	cordon_json_arr_begin(j);
+	for (i = 0; i < r->argc; i++)
+		cordon_json_str(j, r->argv[i]);
+	cordon_json_arr_end(j);
+	cordon_json_key(j, "cwd");
+	cordon_json_str(j, r->cwd);
+	cordon_json_key(j, "user");
+	cordon_json_str(j, r->user);
+	cordon_json_key(j, "uid");
+	cordon_json_u64(j, r->uid);
+	cordon_json_key(j, "workdir");
+	cordon_json_str(j, r->workdir);
+	cordon_json_key(j, "created_ms");
+	cordon_json_i64(j, r->created_ms);
+	cordon_json_key(j, "ended_ms");
+	if (r->ended_ms != 0)
+		cordon_json_i64(j, r->ended_ms);
+	else
+		cordon_json_null(j);
+}
+
+int
+cordon_result_json(const cordon_result *r, char **out)
+{
+	struct cordon_json j;
+	int err;
+
+	cordon_json_init(&j);
+	cordon_json_obj_begin(&j);
+	cordon_result_json_fields(r, &j);
+	cordon_json_obj_end(&j);
+	*out = cordon_json_finish(&j, &err);
+	return err;
+}

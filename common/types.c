@@ -1,0 +1,134 @@
+/*
+ * types.c - names of caps, backends and outcomes; limit bounds.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "types.h"
+
+static const char *const cap_names[CORDON_CAP_MAX_] = {
+	[CORDON_CAP_NONE] = "none",
+	[CORDON_CAP_CPU] = "cpu",
+	[CORDON_CAP_WALL] = "wall",
+	[CORDON_CAP_MEMORY] = "memory",
+	[CORDON_CAP_NOFILE] = "nofile",
+	[CORDON_CAP_NPROC] = "processes",
+	[CORDON_CAP_NETWORK] = "network",
+};
+
+static const char *const backend_names[CORDON_BACKEND_MAX_] = {
+	[CORDON_BACKEND_AUTO] = "auto",
+	[CORDON_BACKEND_LINUX_NS] = "linux-ns",
+	[CORDON_BACKEND_LANDLOCK] = "landlock",
+	[CORDON_BACKEND_FLOOR] = "floor",
+};
+
+static const char *const outcome_names[CORDON_OUTCOME_MAX_] = {
+	[CORDON_OUTCOME_EXITED] = "exited",
+	[CORDON_OUTCOME_SIGNALED] = "signaled",
+	[CORDON_OUTCOME_CAP_HIT] = "cap_hit",
+	[CORDON_OUTCOME_SANDBOX_ERROR] = "sandbox_error",
+};
+
+static const char *const error_names[CORDON_E_MAX_] = {
+	[CORDON_OK] = "success",
+	[CORDON_E_NOMEM] = "out of memory",
+	[CORDON_E_INVAL] = "invalid argument",
+	[CORDON_E_RANGE] = "value out of range",
+	[CORDON_E_TOOLONG] = "string or message too long",
+	[CORDON_E_SHORT] = "message truncated",
+	[CORDON_E_PROTO] = "malformed message",
+	[CORDON_E_VERSION] = "wire protocol version mismatch",
+	[CORDON_E_IO] = "I/O error",
+	[CORDON_E_EOF] = "peer closed the connection",
+	[CORDON_E_TRACE] = "trace database error",
+	[CORDON_E_HELPER] = "cannot start the helper",
+	[CORDON_E_UNAVAIL] = "backend not available on this host",
+	[CORDON_E_NOTFOUND] = "no such run",
+};
+
+#define NAME_OF(table, i) \
+	((i) >= 0 && (size_t)(i) < sizeof(table) / sizeof((table)[0]) && \
+	    (table)[i] != NULL ? (table)[i] : "unknown")
+
+const char *
+cordon_cap_name(int cap)
+{
+	return NAME_OF(cap_names, cap);
+}
+
+const char *
+cordon_backend_name(int backend)
+{
+	return NAME_OF(backend_names, backend);
+}
+
+const char *
+cordon_outcome_name(int outcome)
+{
+	return NAME_OF(outcome_names, outcome);
+}
+
+const char *
+cordon_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	return NAME_OF(error_names, err);
+}
+
+int
+cordon_backend_from_name(const char *name)
+{
+	int i;
+
+	if (name == NULL)
+		return -CORDON_E_INVAL;
+	for (i = 0; i < CORDON_BACKEND_MAX_; i++)
+		if (strcmp(name, backend_names[i]) == 0)
+			return i;
+	return -CORDON_E_INVAL;
+}
+
+bool
+cordon_run_id_valid(const char *id)
+{
+	size_t i;
+
+	if (id == NULL || strnlen(id, CORDON_RUN_ID_LEN + 1) != CORDON_RUN_ID_LEN)
+		return false;
+	for (i = 0; i < CORDON_RUN_ID_LEN; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') ||
+		    (id[i] >= 'a' && id[i] <= 'f')))
+			return false;
+	return true;
+}
+
+void
+cordon_limits_default(struct cordon_limits *l)
+{
+	l->cpu_ns = CORDON_DEFAULT_CPU_NS;
+	l->wall_ns = CORDON_DEFAULT_WALL_NS;
+	l->memory_bytes = CORDON_DEFAULT_MEMORY;
+	l->nofile = CORDON_DEFAULT_NOFILE;
+	l->nproc = CORDON_DEFAULT_NPROC;
+}
+
+/* Returns the first cap out of its hard bounds, negated, or 0. */
+int
+cordon_limits_check(const struct cordon_limits *l)
+{
+	if (l->cpu_ns < CORDON_MIN_TIME_NS || l->cpu_ns > CORDON_MAX_TIME_NS)
+		return -CORDON_CAP_CPU;
+	if (l->wall_ns < CORDON_MIN_TIME_NS || l->wall_ns > CORDON_MAX_TIME_NS)
+		return -CORDON_CAP_WALL;
+	if (l->memory_bytes < CORDON_MIN_MEMORY ||
+	    l->memory_bytes > CORDON_MAX_MEMORY)
+		return -CORDON_CAP_MEMORY;
+	if (l->nofile < CORDON_MIN_NOFILE || l->nofile > CORDON_MAX_NOFILE)
+		return -CORDON_CAP_NOFILE;
+	if (l->nproc > CORDON_MAX_NPROC)
+		return -CORDON_CAP_NPROC;
+	return 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * types.h - values shared by the broker and the helper: caps, backends,
+ * outcomes, and the hard bounds every request is checked against.
+ *
+ * Both sides include this file, so the numbers here are the protocol's
+ * contract: the helper re-checks every field of a request against them
+ * and never trusts that the broker already did.
+ */
+#ifndef CORDON_COMMON_TYPES_H
+#define CORDON_COMMON_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The cap, backend, outcome and error enums are public API: cordon.h. */
+#include "cordon.h"
+
+/*
+ * What a run asks for.  Times in nanoseconds, memory in bytes.  A value of
+ * 0 means "no cap" for nproc only; every other cap is always set (the
+ * broker fills in the defaults).
+ */
+struct cordon_limits {
+	uint64_t cpu_ns;
+	uint64_t wall_ns;
+	uint64_t memory_bytes;
+	uint64_t nofile;
+	uint64_t nproc;
+};
+
+#define CORDON_NS_PER_SEC 1000000000ULL
+
+/* The seed's defaults: an ordinary compiler or test run passes under them. */
+#define CORDON_DEFAULT_CPU_NS (60ULL * CORDON_NS_PER_SEC)
+#define CORDON_DEFAULT_WALL_NS (120ULL * CORDON_NS_PER_SEC)
+#define CORDON_DEFAULT_MEMORY (2ULL << 30)
+#define CORDON_DEFAULT_NOFILE 512ULL
+#define CORDON_DEFAULT_NPROC 0ULL
+
+/*
+ * Hard bounds: anything outside is a malformed request, whoever sent it.
+ * System policy (later) may only tighten these.
+ */
+#define CORDON_MIN_TIME_NS 1000000ULL                    /* 1 ms */
+#define CORDON_MAX_TIME_NS (7ULL * 24 * 3600 * CORDON_NS_PER_SEC) /* a week */
+#define CORDON_MIN_MEMORY (1ULL << 20)                    /* 1 MiB */
+#define CORDON_MAX_MEMORY (1ULL << 50)                    /* 1 PiB */
+#define CORDON_MIN_NOFILE 4ULL   /* stdio plus one */
+#define CORDON_MAX_NOFILE (1ULL << 20)
+#define CORDON_MAX_NPROC (1ULL << 22)
+
+/* Request size bounds (argv mirrors Linux's MAX_ARG_STRLEN and ARG_MAX). */
+#define CORDON_MAX_ARGC 65536U
+#define CORDON_MAX_ENVC 4096U
+#define CORDON_MAX_ARG_LEN 131072U
+#define CORDON_MAX_ARGV_BYTES (2U << 20)
+#define CORDON_MAX_PATH_LEN 4095U
+#define CORDON_MAX_TEXT_LEN 4096U
+
+/* Run ids: 32 lowercase hex digits (128 random bits). */
+#define CORDON_RUN_ID_LEN 32
+
+/* Flags in a request. */
+#define CORDON_REQ_NETWORK 0x1U
+#define CORDON_REQ_FLAGS_ALL 0x1U
+
+bool cordon_run_id_valid(const char *id);
+int cordon_limits_check(const struct cordon_limits *l);
+void cordon_limits_default(struct cordon_limits *l);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * wire.h - the broker/helper protocol over a SOCK_SEQPACKET socketpair.
+ *
+ * One datagram is one message: a header (u16 version, u16 type) and a body
+ * whose layout the type fixes.  The broker sends REQUEST, then exactly
+ * argc ARG messages, then exactly envc ENV messages.  The helper answers
+ * with events: BACKEND, CREATED, at most one CAP_HIT, EXIT, TEARDOWN, or
+ * ERROR (followed by TEARDOWN when a workdir existed).  Instead of a
+ * REQUEST the broker may send GC, which the helper answers with TEARDOWN.
+ *
+ * Decoding is strict: an unknown version or type, a field out of range, a
+ * string with a NUL or over its bound, a short body or trailing bytes are
+ * all errors, and the frame length is checked before anything is
+ * allocated for it.
+ */
+#ifndef CORDON_COMMON_WIRE_H
+#define CORDON_COMMON_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "types.h"
+
+#define CORDON_WIRE_VERSION 1
+/* The largest message: an ARG of CORDON_MAX_ARG_LEN bytes plus headers. */
+#define CORDON_WIRE_MAX_FRAME (CORDON_MAX_ARG_LEN + 4096U)
+/* The fd on which the helper finds its end of the socketpair. */
+#define CORDON_HELPER_FD 3
+
+enum cordon_msg_type {
+	/* broker -> helper */
+	CORDON_MSG_REQUEST = 1,
+	CORDON_MSG_ARG = 2,
+	CORDON_MSG_ENV = 3,
+	CORDON_MSG_GC = 4,       /* reclaim dead runs' workdirs, run nothing */
+	/* helper -> broker */
+	CORDON_MSG_BACKEND = 16,
+	CORDON_MSG_CREATED = 17,
+	CORDON_MSG_CAP_HIT = 18,
+	CORDON_MSG_EXIT = 19,
+	CORDON_MSG_TEARDOWN = 20,
+	CORDON_MSG_ERROR = 21,
+};
+
+struct cordon_msg_request {
+	uint32_t flags;            /* CORDON_REQ_* */
+	uint8_t backend;           /* enum cordon_backend_id */
+	struct cordon_limits limits;
+	char *run_id;              /* CORDON_RUN_ID_LEN hex digits */
+	char *workdir_base;        /* absolute path */
+	uint32_t argc;             /* ARG messages that follow, >= 1 */
+	uint32_t envc;             /* ENV messages that follow */
+};
+
+struct cordon_msg_backend {
+	uint8_t backend;           /* the backend that runs, never AUTO */
+	uint32_t applied;          /* bit (1 << cap) per applied cap */
+	char *reason;
+};
+
+struct cordon_msg_created {
+	char *workdir;
+	uint32_t pid;              /* the payload's pid, in the helper's view */
+};
+
+struct cordon_msg_cap_hit {
+	uint8_t cap;
+	uint64_t observed;         /* ns, bytes or count, as the cap */
+	uint64_t limit;
+};
+
+struct cordon_msg_exit {
+	uint8_t outcome;           /* enum cordon_outcome_id */
+	uint8_t cap;               /* for CAP_HIT, else CORDON_CAP_NONE */
+	int32_t exit_code;         /* -1 if the payload did not exit */
+	int32_t signal;            /* 0 if not killed by a signal */
+	uint64_t cpu_ns;
+	uint64_t wall_ns;
+	uint64_t max_rss;
+	char *error;               /* exec failure or sandbox error text */
+};
+
+struct cordon_msg_teardown {
+	uint8_t ok;
+	char *error;
+};
+
+struct cordon_msg_error {
+	int32_t err;               /* errno, or 0 */
+	char *message;
+};
+
+struct cordon_msg {
+	uint16_t type;
+	union {
+		struct cordon_msg_request request;
+		char *str;                  /* ARG, ENV, GC (the base) */
+		struct cordon_msg_backend backend;
+		struct cordon_msg_created created;
+		struct cordon_msg_cap_hit cap_hit;
+		struct cordon_msg_exit exit;
+		struct cordon_msg_teardown teardown;
+		struct cordon_msg_error error;
+	} u;
+};
+
+/* Frees the strings a decoded message owns and zeroes it. */
+void cordon_msg_clear(struct cordon_msg *m);
+
+int cordon_msg_encode(const struct cordon_msg *m, struct cordon_buf *out);
+int cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m);
+
+/* One message per datagram; -CORDON_E_EOF when the peer is gone. */
+int cordon_msg_send(int fd, const struct cordon_msg *m);
+int cordon_msg_recv(int fd, struct cordon_msg *m);
+
+#endif

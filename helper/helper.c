@@ -1,0 +1,336 @@
+/*
+ * helper.c - cordon-helper: start-up hygiene and the life cycle of a run.
+ *
+ * Theory of operation
+ * -------------------
+ * Processes:
+ *   broker   cordon / libcordon, unprivileged.  Validates the request,
+ *            records it in the trace, then forks and execs this helper
+ *            with one end of a SOCK_SEQPACKET socketpair on fd 3.
+ *   helper   this program.  Reads one request from fd 3, re-checks it
+ *            (intake.c), creates the workdir (workdir.c), starts the
+ *            payload (floor.c), watches it (monitor.c, tree.c), kills
+ *            every process of the run, removes the workdir, reports, and
+ *            exits.  It is a child subreaper, so nothing the payload
+ *            starts can leave its tree.
+ *   payload  the command, in its own session, in the workdir.  Its own
+ *            children, grandchildren and daemons are the rest of the tree.
+ *
+ * Channels:
+ *   fd 3     the socketpair: broker -> helper REQUEST, ARG*, ENV* (or GC);
+ *            helper -> broker BACKEND, CREATED, [CAP_HIT], EXIT, TEARDOWN,
+ *            or ERROR then TEARDOWN.  EOF from the broker at any time means
+ *            it is gone: the run is killed and torn down.
+ *   fds 0-2  passed through to the payload untouched.
+ *   errpipe  close-on-exec pipe from the payload's pre-exec code, carrying
+ *            an errno if execve failed.
+ *
+ * The helper trusts nothing it reads: the request is bounded and
+ * re-checked field by field, and a malformed one is fatal before anything
+ * is created.  Every exit path after the workdir exists - success, cap,
+ * error, broker gone, die() - kills the tree and removes the workdir
+ * (cleanup() below, also registered as the die() hook).  A helper killed
+ * with SIGKILL cannot clean up: its workdir's lock file is then free, and
+ * the next run's sweep or `cordon gc` removes it (workdir.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bsd/unistd.h>
+
+#include "helper.h"
+
+/* What cleanup() must undo; the only globals of the helper. */
+static struct {
+	int sock;
+	bool have_workdir;
+	bool spawned;
+	struct workdir wd;
+} st = { .sock = -1 };
+
+static void
+send_msg(const struct cordon_msg *m)
+{
+	/* The broker may be gone; cleanup must go on regardless. */
+	(void)cordon_msg_send(st.sock, m);
+}
+
+static void
+send_error(int err, const char *text)
+{
+	struct cordon_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_ERROR;
+	m.u.error.err = err;
+	m.u.error.message = (char *)(uintptr_t)text;
+	send_msg(&m);
+}
+
+static void
+send_teardown(bool ok, const char *error)
+{
+	struct cordon_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_TEARDOWN;
+	m.u.teardown.ok = ok;
+	m.u.teardown.error = (char *)(uintptr_t)error;
+	send_msg(&m);
+}
+
+/* Kills the tree, removes the workdir, reports the teardown.  Idempotent. */
+static void
+cleanup(void)
+{
+	char err[CORDON_MAX_TEXT_LEN] = "";
+	bool ok = true;
+
+	if (st.spawned) {
+		st.spawned = false;
+		if (tree_kill() < 0) {
+			ok = false;
+			(void)fmt(err, sizeof(err),
+			    "processes of the run survived SIGKILL");
+		}
+	}
+	if (st.have_workdir) {
+		st.have_workdir = false;
+		if (workdir_remove(&st.wd, err, sizeof(err)) < 0)
+			ok = false;
+	}
+	send_teardown(ok, ok ? NULL : err);
+}
+
+static void
+die_hook(const char *why)
+{
+	send_error(0, why);
+	cleanup();
+}
+
+/* fds 0-2 must exist, or the first file we open would become stdout. */
+static void
+sanitise_stdio(void)
+{
+	int fd, nfd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		nfd = open("/dev/null", O_RDWR);
+		if (nfd != fd)
+			_exit(125); /* cannot even report: stderr may be gone */
+	}
+}
+
+/* fd 3 must be what the broker passed: a unix SOCK_SEQPACKET socket. */
+static void
+check_socket(void)
+{
+	int type = 0, domain = 0;
+	socklen_t len = sizeof(type);
+
+	if (getsockopt(CORDON_HELPER_FD, SOL_SOCKET, SO_TYPE, &type, &len) < 0 ||
+	    type != SOCK_SEQPACKET)
+		die("fd %d is not a SOCK_SEQPACKET socket; cordon-helper is "
+		    "started by cordon, not by hand", CORDON_HELPER_FD);
+	len = sizeof(domain);
+	if (getsockopt(CORDON_HELPER_FD, SOL_SOCKET, SO_DOMAIN, &domain,
+	    &len) < 0 || domain != AF_UNIX)
+		die("fd %d is not a unix socket", CORDON_HELPER_FD);
+	if (fcntl(CORDON_HELPER_FD, F_SETFD, FD_CLOEXEC) < 0)
+		die_errno("fcntl");
+	st.sock = CORDON_HELPER_FD;
+}
+
+/* Signals become events on one fd; none of them runs a handler. */
+static int
+setup_signals(void)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		die_errno("sigprocmask");
+	if ((fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		die_errno("signalfd");
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		die_errno("signal");
+	return fd;
+}
+
+static void
+run_gc(const struct request *req)
+{
+	char err[CORDON_MAX_TEXT_LEN] = "", msg[64];
+	int base_fd = -1, n;
+
+	if (workdir_open_base(req->workdir_base, &base_fd, err,
+	    sizeof(err)) < 0) {
+		send_teardown(false, err);
+		return;
+	}
+	n = workdir_gc(base_fd, err, sizeof(err));
+	close(base_fd);
+	if (n < 0)
+		send_teardown(false, err);
+	else if (fmt(msg, sizeof(msg), "reclaimed %d workdir(s)", n))
+		send_teardown(true, msg);
+}
+
+/* Sweeps dead runs' leftovers after our own run is over. */
+static void
+sweep_quietly(const struct request *req)
+{
+	char err[CORDON_MAX_TEXT_LEN];
+	int base_fd = -1;
+
+	if (workdir_open_base(req->workdir_base, &base_fd, err,
+	    sizeof(err)) == 0) {
+		(void)workdir_gc(base_fd, err, sizeof(err));
+		close(base_fd);
+	}
+}
+
+/*
+ * Picks the backend.  Only the floor exists in this build, so a request
+ * for another one is refused by name rather than quietly degraded.
+ */
+static int
+select_backend(const struct request *req, struct cordon_msg *m, char *err,
+    size_t errsz)
+{
+	uint32_t applied;
+
+	if (req->backend != CORDON_BACKEND_AUTO &&
+	    req->backend != CORDON_BACKEND_FLOOR) {
+		(void)fmt(err, errsz, "backend %s is not available: this "
+		    "build of cordon-helper has only the floor backend",
+		    cordon_backend_name(req->backend));
+		return -1;
+	}
+	applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
+	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
+	if (req->limits.nproc != 0)
+		applied |= 1U << CORDON_CAP_NPROC;
+	/* The floor has no network boundary: CORDON_CAP_NETWORK stays 0. */
+	memset(m, 0, sizeof(*m));
+	m->type = CORDON_MSG_BACKEND;
+	m->u.backend.backend = CORDON_BACKEND_FLOOR;
+	m->u.backend.applied = applied;
+	m->u.backend.reason = req->backend == CORDON_BACKEND_FLOOR ?
+	    "requested" : "the only backend in this build";
+	return 0;
+}
+
+static void
+report_end(const struct monitor_result *res)
+{
+	struct cordon_msg m;
+
+	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_CAP_HIT;
+		m.u.cap_hit.cap = res->cap;
+		m.u.cap_hit.observed = res->cap_observed;
+		m.u.cap_hit.limit = res->cap_limit;
+		send_msg(&m);
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_EXIT;
+	m.u.exit.outcome = res->outcome;
+	m.u.exit.cap = res->outcome == CORDON_OUTCOME_CAP_HIT ? res->cap :
+	    CORDON_CAP_NONE;
+	m.u.exit.exit_code = res->exit_code;
+	m.u.exit.signal = res->signal;
+	m.u.exit.cpu_ns = res->cpu_ns;
+	m.u.exit.wall_ns = res->wall_ns;
+	m.u.exit.max_rss = res->max_mem;
+	m.u.exit.error = (char *)(uintptr_t)res->error;
+	send_msg(&m);
+}
+
+int
+main(int argc, char **argv)
+{
+	char err[CORDON_MAX_TEXT_LEN] = "";
+	struct monitor_result res;
+	struct request req;
+	struct spawn sp;
+	struct cordon_msg m;
+	uint64_t start;
+	int sigfd;
+
+	(void)argc;
+	(void)argv;
+	umask(077);
+	sanitise_stdio();
+	check_socket();
+	closefrom(CORDON_HELPER_FD + 1);
+	/* Not dumpable: the payload (same uid) cannot ptrace the monitor. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		die_errno("prctl(PR_SET_DUMPABLE)");
+	sigfd = setup_signals();
+	/* Orphans of the run are re-parented to us, never to init. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		die_errno("prctl(PR_SET_CHILD_SUBREAPER)");
+	if (tree_init() < 0)
+		die("cannot read /proc/self/task/*/children (is /proc mounted, "
+		    "and the kernel built with CONFIG_PROC_CHILDREN?)");
+	set_die_hook(die_hook);
+
+	intake_read(st.sock, &req);
+	if (req.gc_only) {
+		run_gc(&req);
+		request_free(&req);
+		return 0;
+	}
+
+	if (select_backend(&req, &m, err, sizeof(err)) < 0)
+		die("%s", err);
+	send_msg(&m);
+
+	if (workdir_create(req.workdir_base, req.run_id, &st.wd, err,
+	    sizeof(err)) < 0)
+		die("%s", err);
+	st.have_workdir = true;
+
+	start = now_ns();
+	if (floor_spawn(&req, &st.wd, &sp, err, sizeof(err)) < 0)
+		die("cannot start the payload: %s", err);
+	st.spawned = true;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_CREATED;
+	m.u.created.workdir = st.wd.path;
+	m.u.created.pid = (uint32_t)sp.pid;
+	send_msg(&m);
+
+	monitor_run(st.sock, sigfd, &req, &sp, start, &res);
+	st.spawned = false; /* monitor_run killed and reaped the tree */
+	if (sp.pidfd >= 0)
+		close(sp.pidfd);
+	report_end(&res);
+	cleanup();
+	if (!res.broker_gone)
+		sweep_quietly(&req);
+	request_free(&req);
+	return 0;
+}

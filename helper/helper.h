@@ -1,0 +1,111 @@
+/*
+ * helper.h - declarations shared by the files of cordon-helper.
+ *
+ * One file per concern: helper.c (start-up, fd and signal hygiene, the
+ * run's life cycle), intake.c (reading and re-checking the request),
+ * workdir.c (creating, locking and removing workdirs), floor.c (starting
+ * the payload on the floor backend), tree.c (finding, measuring and
+ * killing every process of the run), monitor.c (the poll loop that
+ * enforces the caps).  See helper.c for the theory of operation.
+ */
+#ifndef CORDON_HELPER_H
+#define CORDON_HELPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "types.h"
+#include "wire.h"
+
+#define NORETURN __attribute__((noreturn))
+#define PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* util.c */
+/* Prints "cordon-helper: MSG[: strerror]" and exits after the cleanup hook. */
+NORETURN void die(const char *fmt, ...) PRINTF(1, 2);
+NORETURN void die_errno(const char *fmt, ...) PRINTF(1, 2);
+/* Run once by die(): kill the tree, remove the workdir, tell the broker. */
+void set_die_hook(void (*hook)(const char *why));
+void *xcalloc(size_t n, size_t size);
+char *xstrdup(const char *s);
+/* snprintf that reports truncation as failure instead of hiding it. */
+bool fmt(char *buf, size_t size, const char *f, ...) PRINTF(3, 4);
+uint64_t now_ns(void);
+
+/* A request, as re-checked by intake.c.  Everything here is bounded. */
+struct request {
+	uint32_t flags;
+	enum cordon_backend_id backend;
+	struct cordon_limits limits;
+	char run_id[CORDON_RUN_ID_LEN + 1];
+	char *workdir_base;
+	char **argv;        /* argc entries + NULL */
+	uint32_t argc;
+	char **envp;        /* allowed entries only + NULL */
+	uint32_t envc;
+	bool gc_only;       /* a GC message: reclaim, run nothing */
+};
+
+/* intake.c: reads REQUEST + ARG* + ENV*, or GC; dies on anything else. */
+void intake_read(int sock, struct request *req);
+void request_free(struct request *req);
+
+/* workdir.c */
+struct workdir {
+	int base_fd;        /* the base directory, O_DIRECTORY */
+	int lock_fd;        /* <id>.lock, flock(LOCK_EX) while the run lives */
+	int fd;             /* the workdir itself */
+	char name[CORDON_RUN_ID_LEN + 1];
+	char path[CORDON_MAX_PATH_LEN + 1];
+};
+int workdir_open_base(const char *base, int *base_fd, char *err, size_t errsz);
+int workdir_create(const char *base, const char *run_id, struct workdir *wd,
+    char *err, size_t errsz);
+/* Removes the workdir and its lock; closes every fd of wd. */
+int workdir_remove(struct workdir *wd, char *err, size_t errsz);
+/* Removes dirfd/name and everything below it without following links. */
+int rmtree_at(int dirfd, const char *name, char *err, size_t errsz);
+/* Reclaims workdirs whose helper died.  Returns the count, or -1. */
+int workdir_gc(int base_fd, char *err, size_t errsz);
+
+/* floor.c */
+struct spawn {
+	pid_t pid;
+	int pidfd;          /* -1 where pidfd_open is missing */
+	int exec_errno;     /* 0 if execve succeeded */
+};
+int floor_spawn(const struct request *req, const struct workdir *wd,
+    struct spawn *sp, char *err, size_t errsz);
+
+/* tree.c: every process below the helper (it is a child subreaper). */
+struct tree_sample {
+	uint64_t cpu_ns;    /* live processes plus everything reaped */
+	uint64_t mem_bytes; /* resident anonymous + shmem, summed */
+	uint32_t nproc;
+};
+int tree_init(void);
+int tree_sample(struct tree_sample *s);
+/* SIGKILLs every descendant and reaps until none is left. */
+int tree_kill(void);
+/* Reaps what has exited; reports the payload's status if it was reaped. */
+void tree_reap(pid_t payload, bool *payload_done, int *payload_status);
+uint64_t tree_reaped_cpu_ns(void);
+
+/* monitor.c */
+struct monitor_result {
+	enum cordon_outcome_id outcome;
+	enum cordon_cap_id cap;
+	int exit_code;
+	int signal;
+	uint64_t cap_observed;
+	uint64_t cap_limit;
+	uint64_t cpu_ns, wall_ns, max_mem;
+	bool broker_gone;
+	char error[CORDON_MAX_TEXT_LEN];
+};
+void monitor_run(int sock, int sigfd, const struct request *req,
+    const struct spawn *sp, uint64_t start_ns, struct monitor_result *res);
+
+#endif

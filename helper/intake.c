@@ -1,0 +1,165 @@
+/*
+ * intake.c - reads one request from the broker and re-checks every field.
+ *
+ * Why this is safe: every message comes through cordon_msg_recv(), which
+ * bounds the frame before allocating and decodes with bounded getters
+ * (common/wire.c).  On top of the decoder's range checks this file
+ * enforces what only the helper can: the exact message sequence the
+ * header announced (no more, no fewer, no other type), the total size of
+ * argv and the environment, the environment allow-list (policy/env.c),
+ * duplicate variables, and the shape of the workdir base path.  Anything
+ * unexpected is fatal: the helper never guesses what the broker meant.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+#include "env.h"
+#include "helper.h"
+
+/* Receives one message of the wanted type or dies naming the problem. */
+static void
+recv_expect(int sock, uint16_t want, uint16_t want2, struct cordon_msg *m)
+{
+	int r;
+
+	if ((r = cordon_msg_recv(sock, m)) < 0)
+		die("reading the request: %s", cordon_strerror(r));
+	if (m->type != want && m->type != want2) {
+		uint16_t got = m->type;
+
+		cordon_msg_clear(m);
+		die("unexpected message type %u in the request", got);
+	}
+}
+
+/* An absolute path without "." or ".." components or empty components. */
+static bool
+path_is_clean(const char *p)
+{
+	const char *c = p;
+
+	if (p[0] != '/')
+		return false;
+	if (p[1] == '\0')
+		return true;
+	while (*c == '/') {
+		const char *e = strchrnul(c + 1, '/');
+		size_t n = (size_t)(e - (c + 1));
+
+		if (n == 0 || (n == 1 && c[1] == '.') ||
+		    (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+		c = e;
+	}
+	return true;
+}
+
+static bool
+env_has_key(char **envp, uint32_t n, const char *entry)
+{
+	size_t klen = (size_t)(strchr(entry, '=') - entry);
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(envp[i], entry, klen + 1) == 0)
+			return true;
+	return false;
+}
+
+void
+intake_read(int sock, struct request *req)
+{
+	struct cordon_msg m;
+	size_t total = 0;
+	uint32_t i;
+
+	memset(req, 0, sizeof(*req));
+	recv_expect(sock, CORDON_MSG_REQUEST, CORDON_MSG_GC, &m);
+	if (m.type == CORDON_MSG_GC) {
+		req->gc_only = true;
+		req->workdir_base = m.u.str;
+		m.u.str = NULL;
+		cordon_msg_clear(&m);
+		if (!path_is_clean(req->workdir_base))
+			die("workdir base '%s' is not a clean absolute path",
+			    req->workdir_base);
+		return;
+	}
+
+	/* Fields were range-checked by the decoder; copy and check again. */
+	req->flags = m.u.request.flags;
+	req->backend = (enum cordon_backend_id)m.u.request.backend;
+	req->limits = m.u.request.limits;
+	req->argc = m.u.request.argc;
+	req->envc = m.u.request.envc;
+	if (strlcpy(req->run_id, m.u.request.run_id, sizeof(req->run_id)) >=
+	    sizeof(req->run_id) || !cordon_run_id_valid(req->run_id))
+		die("malformed run id");
+	req->workdir_base = m.u.request.workdir_base;
+	m.u.request.workdir_base = NULL;
+	cordon_msg_clear(&m);
+	if ((req->flags & ~CORDON_REQ_FLAGS_ALL) != 0 ||
+	    req->backend >= CORDON_BACKEND_MAX_ ||
+	    cordon_limits_check(&req->limits) != 0 ||
+	    req->argc < 1 || req->argc > CORDON_MAX_ARGC ||
+	    req->envc > CORDON_MAX_ENVC)
+		die("request fields out of range");
+	if (!path_is_clean(req->workdir_base))
+		die("workdir base '%s' is not a clean absolute path",
+		    req->workdir_base);
+
+	req->argv = xcalloc((size_t)req->argc + 1, sizeof(char *));
+	for (i = 0; i < req->argc; i++) {
+		recv_expect(sock, CORDON_MSG_ARG, CORDON_MSG_ARG, &m);
+		total += strlen(m.u.str) + 1;
+		if (total > CORDON_MAX_ARGV_BYTES)
+			die("argv and environment exceed %u bytes",
+			    CORDON_MAX_ARGV_BYTES);
+		req->argv[i] = m.u.str;
+		m.u.str = NULL;
+		cordon_msg_clear(&m);
+	}
+	if (req->argv[0][0] == '\0')
+		die("empty command name");
+
+	/* Room for the entries plus HOME, TMPDIR and the terminating NULL. */
+	req->envp = xcalloc((size_t)req->envc + 3, sizeof(char *));
+	for (i = 0; i < req->envc; i++) {
+		recv_expect(sock, CORDON_MSG_ENV, CORDON_MSG_ENV, &m);
+		total += strlen(m.u.str) + 1;
+		if (total > CORDON_MAX_ARGV_BYTES)
+			die("argv and environment exceed %u bytes",
+			    CORDON_MAX_ARGV_BYTES);
+		/* The decoder guaranteed a '=' and a non-empty key. */
+		if (!cordon_env_allowed(m.u.str))
+			die("environment variable not on the allow-list: %.*s",
+			    (int)(strchr(m.u.str, '=') - m.u.str), m.u.str);
+		if (env_has_key(req->envp, i, m.u.str))
+			die("environment variable given twice: %.*s",
+			    (int)(strchr(m.u.str, '=') - m.u.str), m.u.str);
+		req->envp[i] = m.u.str;
+		m.u.str = NULL;
+		cordon_msg_clear(&m);
+	}
+}
+
+void
+request_free(struct request *req)
+{
+	uint32_t i;
+
+	if (req->argv != NULL)
+		for (i = 0; req->argv[i] != NULL; i++)
+			free(req->argv[i]);
+	if (req->envp != NULL)
+		for (i = 0; req->envp[i] != NULL; i++)
+			free(req->envp[i]);
+	free(req->argv);
+	free(req->envp);
+	free(req->workdir_base);
+	memset(req, 0, sizeof(*req));
+}

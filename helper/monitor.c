@@ -1,0 +1,233 @@
+/*
+ * monitor.c - the one poll loop that enforces the caps and ends the run.
+ *
+ * It waits on: the payload's pidfd (and SIGCHLD through the signalfd, for
+ * orphans that need reaping), a one-shot sampling timerfd, an absolute
+ * wall-clock timerfd, the signalfd (SIGTERM, SIGINT, SIGHUP, SIGQUIT) and
+ * the broker socket (EOF means the broker is gone).  No signal handler
+ * runs: every event is an fd.
+ *
+ * Sampling is adaptive: the next sample comes no later than the earliest
+ * moment any cap could be crossed - the CPU left divided by the online
+ * CPUs, the memory left at 4 GiB/s - between 5 ms and 100 ms.  A run far
+ * from its caps costs a few /proc reads ten times a second; one close to
+ * its memory cap is watched every few milliseconds, which bounds the
+ * overshoot.  Whatever ends the run, the loop then kills the whole tree
+ * and reaps it before the final figures are taken.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helper.h"
+
+#define TICK_MIN_NS 5000000ULL      /* 5 ms */
+#define TICK_MAX_NS 100000000ULL    /* 100 ms */
+#define MEM_RATE_BYTES_PER_NS 4ULL  /* ~4 GiB/s, a fast allocator */
+
+enum { PFD_SOCK, PFD_SIG, PFD_TICK, PFD_WALL, PFD_PIDFD, PFD_N };
+
+static void
+arm(int tfd, uint64_t ns, bool absolute)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)(ns / CORDON_NS_PER_SEC);
+	its.it_value.tv_nsec = (long)(ns % CORDON_NS_PER_SEC);
+	if (timerfd_settime(tfd, absolute ? TFD_TIMER_ABSTIME : 0, &its,
+	    NULL) < 0)
+		die_errno("timerfd_settime");
+}
+
+static uint64_t
+next_tick(const struct request *req, const struct tree_sample *s, long ncpu)
+{
+	uint64_t t = TICK_MAX_NS, left;
+
+	if (s->cpu_ns < req->limits.cpu_ns) {
+		left = (req->limits.cpu_ns - s->cpu_ns) / (uint64_t)ncpu;
+		if (left < t)
+			t = left;
+	}
+	if (s->mem_bytes < req->limits.memory_bytes) {
+		left = (req->limits.memory_bytes - s->mem_bytes) /
+		    MEM_RATE_BYTES_PER_NS;
+		if (left < t)
+			t = left;
+	}
+	return t < TICK_MIN_NS ? TICK_MIN_NS : t;
+}
+
+static void
+set_cap(struct monitor_result *res, enum cordon_cap_id cap,
+    uint64_t observed, uint64_t limit)
+{
+	res->outcome = CORDON_OUTCOME_CAP_HIT;
+	res->cap = cap;
+	res->cap_observed = observed;
+	res->cap_limit = limit;
+}
+
+/* A cap reached in this sample, checked in a fixed order. */
+static bool
+check_caps(const struct request *req, const struct tree_sample *s,
+    struct monitor_result *res)
+{
+	if (s->cpu_ns >= req->limits.cpu_ns)
+		set_cap(res, CORDON_CAP_CPU, s->cpu_ns, req->limits.cpu_ns);
+	else if (s->mem_bytes > req->limits.memory_bytes)
+		set_cap(res, CORDON_CAP_MEMORY, s->mem_bytes,
+		    req->limits.memory_bytes);
+	else if (req->limits.nproc != 0 && s->nproc > req->limits.nproc)
+		set_cap(res, CORDON_CAP_NPROC, s->nproc, req->limits.nproc);
+	else
+		return false;
+	return true;
+}
+
+/* The payload's own end, typed; an RLIMIT_CPU kill is the CPU cap. */
+static void
+payload_outcome(const struct request *req, const struct spawn *sp,
+    int status, struct monitor_result *res)
+{
+	if (WIFEXITED(status)) {
+		res->outcome = CORDON_OUTCOME_EXITED;
+		res->exit_code = WEXITSTATUS(status);
+		if (sp->exec_errno != 0)
+			(void)fmt(res->error, sizeof(res->error),
+			    "cannot run '%s': %s", req->argv[0],
+			    strerror(sp->exec_errno));
+		return;
+	}
+	res->outcome = CORDON_OUTCOME_SIGNALED;
+	res->signal = WTERMSIG(status);
+	res->exit_code = -1;
+}
+
+void
+monitor_run(int sock, int sigfd, const struct request *req,
+    const struct spawn *sp, uint64_t start_ns, struct monitor_result *res)
+{
+	struct pollfd pfd[PFD_N];
+	struct signalfd_siginfo si;
+	struct tree_sample s = { 0, 0, 0 };
+	struct cordon_msg m;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	bool done = false, stop = false;
+	int status = 0, tick, wall, i, r;
+	uint64_t expirations;
+	ssize_t n;
+
+	memset(res, 0, sizeof(*res));
+	res->exit_code = -1;
+	if (ncpu < 1)
+		ncpu = 1;
+	tick = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	wall = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (tick < 0 || wall < 0)
+		die_errno("timerfd_create");
+	arm(wall, start_ns + req->limits.wall_ns, true);
+	arm(tick, TICK_MIN_NS, false);
+
+	for (i = 0; i < PFD_N; i++) {
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	pfd[PFD_SOCK].fd = sock;
+	pfd[PFD_SIG].fd = sigfd;
+	pfd[PFD_TICK].fd = tick;
+	pfd[PFD_WALL].fd = wall;
+	pfd[PFD_PIDFD].fd = sp->pidfd; /* poll ignores a negative fd */
+
+	while (!stop) {
+		if (poll(pfd, PFD_N, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die_errno("poll");
+		}
+		if (pfd[PFD_SIG].revents & POLLIN) {
+			while ((n = read(sigfd, &si, sizeof(si))) ==
+			    (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD)
+					continue;
+				/* Told to stop: end the run as interrupted. */
+				res->outcome = CORDON_OUTCOME_SIGNALED;
+				res->signal = (int)si.ssi_signo;
+				(void)fmt(res->error, sizeof(res->error),
+				    "interrupted by signal %d",
+				    (int)si.ssi_signo);
+				stop = true;
+			}
+		}
+		/* Reap on every wake-up: cheap, and orphans must not pile up. */
+		tree_reap(sp->pid, &done, &status);
+		if (stop)
+			break;
+		if (done) {
+			/* Its last CPU use is in the reaped total now. */
+			s.cpu_ns = tree_reaped_cpu_ns();
+			payload_outcome(req, sp, status, res);
+			break;
+		}
+		if (pfd[PFD_WALL].revents & POLLIN) {
+			set_cap(res, CORDON_CAP_WALL, now_ns() - start_ns,
+			    req->limits.wall_ns);
+			break;
+		}
+		if (pfd[PFD_TICK].revents & POLLIN) {
+			(void)!read(tick, &expirations, sizeof(expirations));
+			if (tree_sample(&s) < 0)
+				die("cannot walk the process tree");
+			if (s.mem_bytes > res->max_mem)
+				res->max_mem = s.mem_bytes;
+			if (check_caps(req, &s, res))
+				break;
+			arm(tick, next_tick(req, &s, ncpu), false);
+		}
+		if (pfd[PFD_SOCK].revents & (POLLIN | POLLHUP | POLLERR)) {
+			r = cordon_msg_recv(sock, &m);
+			cordon_msg_clear(&m);
+			res->broker_gone = true;
+			res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+			(void)fmt(res->error, sizeof(res->error), "%s",
+			    r == -CORDON_E_EOF ? "the broker went away" :
+			    "unexpected message from the broker");
+			break;
+		}
+	}
+
+	if (tree_kill() < 0 && res->outcome != CORDON_OUTCOME_SANDBOX_ERROR) {
+		res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+		res->cap = CORDON_CAP_NONE;
+		(void)fmt(res->error, sizeof(res->error),
+		    "processes of the run survived SIGKILL for 10 s");
+	}
+	res->wall_ns = now_ns() - start_ns;
+	res->cpu_ns = tree_reaped_cpu_ns();
+	/*
+	 * A process killed by RLIMIT_CPU (SIGXCPU, or SIGKILL at the hard
+	 * limit) hit the CPU cap, but only if the tree really used that much:
+	 * a payload cannot fake a cap hit by raising SIGXCPU itself.
+	 */
+	if (res->outcome == CORDON_OUTCOME_SIGNALED && !stop &&
+	    (res->signal == SIGXCPU || res->signal == SIGKILL) &&
+	    res->cpu_ns >= req->limits.cpu_ns)
+		set_cap(res, CORDON_CAP_CPU, res->cpu_ns, req->limits.cpu_ns);
+	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
+		res->exit_code = -1;
+		res->signal = SIGKILL;
+	}
+	if (res->max_mem < s.mem_bytes)
+		res->max_mem = s.mem_bytes;
+	close(tick);
+	close(wall);
+}

@@ -1,0 +1,107 @@
+/*
+ * util.c - dying cleanly, checked allocation and formatting.
+ *
+ * die() is the helper's answer to a broken invariant: it never continues
+ * from a half-done state.  Before it exits it runs the hook the life-cycle
+ * code registered, so a fatal error after the payload started still kills
+ * the tree and removes the workdir.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helper.h"
+
+static void (*die_hook)(const char *why);
+
+void
+set_die_hook(void (*hook)(const char *why))
+{
+	die_hook = hook;
+}
+
+static NORETURN void
+vdie(int saved_errno, const char *f, va_list ap)
+{
+	char msg[1024];
+	void (*hook)(const char *) = die_hook;
+
+	vsnprintf(msg, sizeof(msg), f, ap);
+	if (saved_errno != 0) {
+		size_t n = strlen(msg);
+
+		snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(saved_errno));
+	}
+	dprintf(STDERR_FILENO, "cordon-helper: %s\n", msg);
+	/* The hook may itself fail and call die(): run it at most once. */
+	die_hook = NULL;
+	if (hook != NULL)
+		hook(msg);
+	_exit(125);
+}
+
+void
+die(const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vdie(0, f, ap);
+}
+
+void
+die_errno(const char *f, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, f);
+	vdie(saved, f, ap);
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+bool
+fmt(char *buf, size_t size, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(buf, size, f, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < size;
+}
+
+uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * CORDON_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}

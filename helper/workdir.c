@@ -1,0 +1,455 @@
+/*
+ * workdir.c - the run's throw-away working directory: create, lock, remove.
+ *
+ * Layout under the base directory (mode 0700 or at least not writable by
+ * group or others, owned by the invoking user):
+ *
+ *   .lock          flock()ed shared while a workdir is being created and
+ *                  exclusively while dead runs are reclaimed, so the two
+ *                  never interleave;
+ *   <id>.lock      flock()ed exclusively by the helper for the run's whole
+ *                  life: a lock that can be taken means its helper died;
+ *   <id>/          the workdir, mode 0700.
+ *
+ * Why removal is safe: the payload controls everything inside the workdir
+ * and may still be racing us if it escaped the kill (it cannot on the
+ * supported paths, but we do not rely on that).  So removal never resolves
+ * a path: it walks with openat(O_NOFOLLOW | O_DIRECTORY) from fds it
+ * holds, unlinks entries relative to those fds (a symlink is unlinked,
+ * never followed), refuses to cross onto another file system, and climbs
+ * back with ".." only after checking that the directory it arrives in is
+ * the one it came from (device and inode).  Directories the payload made
+ * unreadable are re-opened with O_PATH and granted owner rwx through
+ * /proc/self/fd, which names exactly the inode already opened.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
+
+#include "helper.h"
+
+static int fail(char *err, size_t errsz, const char *f, ...) PRINTF(3, 4);
+
+/* Formats the error for the caller and returns -1. */
+static int
+fail(char *err, size_t errsz, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	(void)vsnprintf(err, errsz, f, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define ERR(...) fail(err, errsz, __VA_ARGS__)
+
+int
+workdir_open_base(const char *base, int *base_fd, char *err, size_t errsz)
+{
+	struct stat st;
+	int fd;
+
+	*base_fd = -1;
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		/* Only the last component is created; its parent must exist. */
+		if (mkdir(base, 0700) < 0 && errno != EEXIST)
+			return ERR("cannot create workdir base %s: %s", base,
+			    strerror(errno));
+		fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return ERR("cannot open workdir base %s: %s", base,
+		    strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return ERR("cannot stat workdir base %s: %s", base,
+		    strerror(errno));
+	}
+	/*
+	 * Another user who made our base first (a shared /tmp) could watch
+	 * or swap our workdirs: refuse unless it is ours and private.
+	 */
+	if (st.st_uid != getuid() || (st.st_mode & 022) != 0) {
+		close(fd);
+		return ERR("workdir base %s must be owned by uid %u and not "
+		    "writable by group or others (it is uid %u, mode %03o)",
+		    base, (unsigned)getuid(), (unsigned)st.st_uid,
+		    (unsigned)(st.st_mode & 07777));
+	}
+	*base_fd = fd;
+	return 0;
+}
+
+static int
+lock_base(int base_fd, int how, char *err, size_t errsz)
+{
+	int fd;
+
+	fd = openat(base_fd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd < 0)
+		return ERR("cannot open the workdir base lock: %s",
+		    strerror(errno));
+	while (flock(fd, how) < 0) {
+		if (errno != EINTR) {
+			close(fd);
+			return ERR("cannot lock the workdir base: %s",
+			    strerror(errno));
+		}
+	}
+	return fd;
+}
+
+int
+workdir_create(const char *base, const char *run_id, struct workdir *wd,
+    char *err, size_t errsz)
+{
+	char lockname[CORDON_RUN_ID_LEN + 8];
+	int guard = -1, r = -1;
+
+	memset(wd, 0, sizeof(*wd));
+	wd->base_fd = wd->lock_fd = wd->fd = -1;
+	/* run_id was checked to be 32 hex digits: no '/', no "..". */
+	if (!cordon_run_id_valid(run_id))
+		return ERR("invalid run id");
+	strlcpy(wd->name, run_id, sizeof(wd->name));
+	if (!fmt(wd->path, sizeof(wd->path), "%s/%s", base, run_id) ||
+	    !fmt(lockname, sizeof(lockname), "%s.lock", run_id))
+		return ERR("workdir path too long");
+	if (workdir_open_base(base, &wd->base_fd, err, errsz) < 0)
+		return -1;
+	if ((guard = lock_base(wd->base_fd, LOCK_SH, err, errsz)) < 0)
+		goto out;
+	wd->lock_fd = openat(wd->base_fd, lockname,
+	    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (wd->lock_fd < 0) {
+		ERR("cannot create %s/%s: %s", base, lockname, strerror(errno));
+		goto out;
+	}
+	if (flock(wd->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		ERR("cannot lock %s/%s: %s", base, lockname, strerror(errno));
+		goto out;
+	}
+	if (mkdirat(wd->base_fd, run_id, 0700) < 0) {
+		ERR("cannot create workdir %s: %s", wd->path, strerror(errno));
+		goto out;
+	}
+	wd->fd = openat(wd->base_fd, run_id,
+	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (wd->fd < 0 || fchmod(wd->fd, 0700) < 0) {
+		ERR("cannot open workdir %s: %s", wd->path, strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	if (guard >= 0)
+		close(guard); /* releases the shared lock */
+	if (r < 0 && wd->lock_fd >= 0) {
+		char ignored[8];
+
+		(void)rmtree_at(wd->base_fd, run_id, ignored, sizeof(ignored));
+		(void)unlinkat(wd->base_fd, lockname, 0);
+	}
+	if (r < 0) {
+		if (wd->fd >= 0)
+			close(wd->fd);
+		if (wd->lock_fd >= 0)
+			close(wd->lock_fd);
+		if (wd->base_fd >= 0)
+			close(wd->base_fd);
+		wd->base_fd = wd->lock_fd = wd->fd = -1;
+	}
+	return r;
+}
+
+int
+workdir_remove(struct workdir *wd, char *err, size_t errsz)
+{
+	char lockname[CORDON_RUN_ID_LEN + 8];
+	int r;
+
+	if (wd->fd >= 0)
+		close(wd->fd);
+	wd->fd = -1;
+	r = rmtree_at(wd->base_fd, wd->name, err, errsz);
+	/* The lock goes only once the tree is gone, so gc sees a dead run. */
+	if (r == 0 && fmt(lockname, sizeof(lockname), "%s.lock", wd->name))
+		(void)unlinkat(wd->base_fd, lockname, 0);
+	close(wd->lock_fd);
+	close(wd->base_fd);
+	wd->lock_fd = wd->base_fd = -1;
+	return r;
+}
+
+struct frame {
+	dev_t dev;
+	ino_t ino;
+	char *name;
+};
+
+/*
+ * Opens dirfd/name as a directory on device dev, without following a
+ * symlink, and makes sure we may list and unlink in it.
+ */
+static int
+open_dir(int dirfd, const char *name, dev_t dev, struct stat *st)
+{
+	char proc[64];
+	int fd, pfd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* Made unreadable (chmod 000): grant owner rwx on this inode. */
+		pfd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (pfd < 0)
+			return -1;
+		if (fstat(pfd, st) < 0 || !S_ISDIR(st->st_mode) ||
+		    st->st_dev != dev ||
+		    !fmt(proc, sizeof(proc), "/proc/self/fd/%d", pfd) ||
+		    chmod(proc, 0700) < 0) {
+			close(pfd);
+			errno = EACCES;
+			return -1;
+		}
+		close(pfd);
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (st->st_dev != dev) {
+		close(fd);
+		errno = EXDEV; /* a mount inside the tree: never walk into it */
+		return -1;
+	}
+	if ((st->st_mode & 0700) != 0700 && fchmod(fd, 0700) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool
+is_dir_entry(int dirfd, const struct dirent *e)
+{
+	struct stat st;
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	return fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode);
+}
+
+/*
+ * Empties the directory open at fd, down to the first subdirectory, which
+ * it returns open in *child (or -1 once fd holds no directory at all).
+ */
+static int
+clear_files(int fd, dev_t dev, int *child, char **child_name,
+    struct stat *child_st)
+{
+	DIR *d;
+	struct dirent *e;
+	int dfd, r = 0;
+
+	*child = -1;
+	if ((dfd = dup(fd)) < 0)
+		return -1;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return -1;
+	}
+	while ((errno = 0, e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (is_dir_entry(fd, e)) {
+			if ((*child = open_dir(fd, e->d_name, dev, child_st)) < 0 ||
+			    (*child_name = strdup(e->d_name)) == NULL) {
+				if (*child >= 0)
+					close(*child);
+				*child = -1;
+				r = -1;
+			}
+			break;
+		}
+		if (unlinkat(fd, e->d_name, 0) < 0 && errno != ENOENT) {
+			r = -1;
+			break;
+		}
+	}
+	if (e == NULL && errno != 0)
+		r = -1;
+	closedir(d);
+	return r;
+}
+
+int
+rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
+{
+	struct frame *stack = NULL, *nstack;
+	size_t depth = 0, cap = 0;
+	struct stat st, up;
+	char *child_name = NULL;
+	int cur = -1, child, next, r = -1;
+	dev_t dev;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : ERR("cannot stat %s: %s", name,
+		    strerror(errno));
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			return ERR("cannot remove %s: %s", name, strerror(errno));
+		return 0;
+	}
+	dev = st.st_dev;
+	if ((cur = open_dir(dirfd, name, dev, &st)) < 0)
+		return ERR("cannot open %s: %s", name, strerror(errno));
+	child_name = strdup(name);
+	for (;;) {
+		if (child_name != NULL) {
+			/* Entered a directory: remember where we came from. */
+			if (depth == cap) {
+				nstack = reallocarray(stack, cap == 0 ? 16 : cap * 2,
+				    sizeof(*stack));
+				if (nstack == NULL) {
+					ERR("out of memory removing %s", name);
+					goto out;
+				}
+				stack = nstack;
+				/* Names are freed by index at out: start them NULL. */
+				memset(stack + cap, 0, (cap == 0 ? 16 : cap) *
+				    sizeof(*stack));
+				cap = cap == 0 ? 16 : cap * 2;
+			}
+			stack[depth].dev = st.st_dev;
+			stack[depth].ino = st.st_ino;
+			stack[depth].name = child_name;
+			depth++;
+			child_name = NULL;
+		}
+		if (clear_files(cur, dev, &child, &child_name, &st) < 0) {
+			ERR("cannot empty %s/.../%s: %s", name,
+			    stack[depth - 1].name, strerror(errno));
+			goto out;
+		}
+		if (child >= 0) {
+			close(cur);
+			cur = child;
+			continue;
+		}
+		/* cur is empty: climb to its parent and remove it there. */
+		depth--;
+		if (depth == 0) {
+			close(cur);
+			cur = -1;
+			if (unlinkat(dirfd, stack[0].name, AT_REMOVEDIR) < 0) {
+				ERR("cannot remove %s: %s", name, strerror(errno));
+				goto out;
+			}
+			r = 0;
+			goto out;
+		}
+		next = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 || fstat(next, &up) < 0 ||
+		    up.st_dev != stack[depth - 1].dev ||
+		    up.st_ino != stack[depth - 1].ino) {
+			if (next >= 0)
+				close(next);
+			ERR("%s changed while it was being removed", name);
+			goto out;
+		}
+		close(cur);
+		cur = next;
+		if (unlinkat(cur, stack[depth].name, AT_REMOVEDIR) < 0) {
+			ERR("cannot remove %s/.../%s: %s", name,
+			    stack[depth].name, strerror(errno));
+			goto out;
+		}
+		free(stack[depth].name);
+		stack[depth].name = NULL;
+	}
+out:
+	if (cur >= 0)
+		close(cur);
+	free(child_name);
+	for (depth = 0; depth < cap; depth++)
+		free(stack[depth].name);
+	free(stack);
+	return r;
+}
+
+int
+workdir_gc(int base_fd, char *err, size_t errsz)
+{
+	char lockname[CORDON_RUN_ID_LEN + 8];
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int guard, dfd, lfd, count = 0, r = 0;
+	size_t n;
+
+	if ((guard = lock_base(base_fd, LOCK_EX, err, errsz)) < 0)
+		return -1;
+	if ((dfd = dup(base_fd)) < 0 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		close(guard);
+		return ERR("cannot list the workdir base: %s", strerror(errno));
+	}
+	while ((e = readdir(d)) != NULL) {
+		n = strlen(e->d_name);
+		if (n == CORDON_RUN_ID_LEN + 5 &&
+		    strcmp(e->d_name + CORDON_RUN_ID_LEN, ".lock") == 0) {
+			char id[CORDON_RUN_ID_LEN + 1];
+
+			memcpy(id, e->d_name, CORDON_RUN_ID_LEN);
+			id[CORDON_RUN_ID_LEN] = '\0';
+			if (!cordon_run_id_valid(id))
+				continue;
+			lfd = openat(base_fd, e->d_name,
+			    O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+			if (lfd < 0)
+				continue;
+			/* A lock we can take belongs to a helper that died. */
+			if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+				if (rmtree_at(base_fd, id, err, errsz) < 0)
+					r = -1;
+				else if (unlinkat(base_fd, e->d_name, 0) == 0)
+					count++;
+			}
+			close(lfd);
+		} else if (cordon_run_id_valid(e->d_name)) {
+			/* A workdir whose lock is gone is dead as well. */
+			if (!fmt(lockname, sizeof(lockname), "%s.lock",
+			    e->d_name) || fstatat(base_fd, lockname, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0)
+				continue;
+			if (rmtree_at(base_fd, e->d_name, err, errsz) < 0)
+				r = -1;
+			else
+				count++;
+		}
+	}
+	closedir(d);
+	close(guard);
+	return r < 0 ? -1 : count;
+}

@@ -1,0 +1,20 @@
+/*
+ * env.h - which environment variables reach the payload.
+ *
+ * The payload's environment is built from an allow-list, never from the
+ * invoker's environment as a whole; proxy variables are removed whatever
+ * else allows them, because on backends without a network boundary they
+ * are how a payload would find a way out.  The broker filters with this
+ * list and the helper filters again with the same list.
+ */
+#ifndef CORDON_POLICY_ENV_H
+#define CORDON_POLICY_ENV_H
+
+#include <stdbool.h>
+
+/* True if "KEY=VALUE" (or a bare KEY) may be passed to the payload. */
+bool cordon_env_allowed(const char *entry);
+/* True if KEY names a proxy variable (any case), which is never passed. */
+bool cordon_env_is_proxy(const char *entry);
+
+#endif
