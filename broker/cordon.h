@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-/* Caps.  The numeric values are stored in traces and sent on the wire. */
+/* Caps.  The numeric values are sent on the wire: never renumber. */
 enum cordon_cap_id {
 	CORDON_CAP_NONE = 0,
 	CORDON_CAP_CPU = 1,     /* CPU seconds summed over the whole tree */

@@ -65,8 +65,6 @@ int cordon_default_trace_path(char **out);
 int cordon_default_workdir_base(char **out);
 /* The helper to exec: the configured path, or $CORDON_HELPER for tests. */
 int cordon_helper_path(char **out);
-/* mkdir -p of path's parent directories with mode 0700. */
-int cordon_mkdir_parents(const char *path);
 
 /* 32 hex digits from getrandom(2). */
 int cordon_new_run_id(char id[CORDON_RUN_ID_LEN + 1]);

@@ -95,27 +95,6 @@ cordon_helper_path(char **out)
 }
 
 int
-cordon_mkdir_parents(const char *path)
-{
-	char *p, *slash;
-	int r = 0;
-
-	if ((p = strdup(path)) == NULL)
-		return -CORDON_E_NOMEM;
-	for (slash = strchr(p + 1, '/'); slash != NULL;
-	    slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			r = -CORDON_E_IO;
-			break;
-		}
-		*slash = '/';
-	}
-	free(p);
-	return r;
-}
-
-int
 cordon_new_run_id(char id[CORDON_RUN_ID_LEN + 1])
 {
 	static const char hex[] = "0123456789abcdef";

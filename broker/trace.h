@@ -23,7 +23,7 @@ struct cordon_trace;
 struct cordon_trace_event {
 	int64_t ts_ms;
 	const char *kind;    /* "create", "backend", "created", "cap_hit", ... */
-	char *detail;        /* free text or JSON; owned when read back */
+	char *detail;        /* free text; in callbacks valid only during the call */
 };
 
 /*
@@ -45,6 +45,10 @@ int cordon_trace_finish(struct cordon_trace *t, const struct cordon_result *r,
 /* Reads one run; -CORDON_E_NOTFOUND if there is none.  Clear *r after. */
 int cordon_trace_get(struct cordon_trace *t, const char *run_id,
     struct cordon_result *r);
+/*
+ * The walks below call fn for each item; a nonzero return from fn stops
+ * the walk and is returned.  An event ts_ms of 0 is recorded as "now".
+ */
 /* Calls fn for each event of a run, oldest first. */
 int cordon_trace_get_events(struct cordon_trace *t, const char *run_id,
     int (*fn)(const struct cordon_trace_event *ev, void *arg), void *arg);

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "parse.h"
@@ -15,18 +16,22 @@
 
 /*
  * Splits "INT[.FRAC]" off the front of s: whole part in *ip, fraction as
- * nanounits (billionths) in *fp.  Returns the rest of s, or NULL.
+ * nanounits (billionths) in *fp.  Returns the rest of s, or NULL (with
+ * *overflow set if the whole part does not fit in 64 bits).
  */
 static const char *
-number(const char *s, uint64_t *ip, uint64_t *fp)
+number(const char *s, uint64_t *ip, uint64_t *fp, bool *overflow)
 {
 	uint64_t i = 0, f = 0, scale = 100000000ULL;
 	int digits = 0, fdigits = 0;
 
+	*overflow = false;
 	for (; *s >= '0' && *s <= '9'; s++, digits++)
 		if (__builtin_mul_overflow(i, 10, &i) ||
-		    __builtin_add_overflow(i, (uint64_t)(*s - '0'), &i))
+		    __builtin_add_overflow(i, (uint64_t)(*s - '0'), &i)) {
+			*overflow = true;
 			return NULL;
+		}
 	if (*s == '.') {
 		s++;
 		for (; *s >= '0' && *s <= '9'; s++, fdigits++) {
@@ -73,11 +78,14 @@ cordon_parse_size(const char *s, uint64_t *bytes)
 	};
 	uint64_t i = 0, f = 0, v = 0;
 	const char *rest;
+	bool overflow;
 	size_t k;
 	int r;
 
-	if (s == NULL || (rest = number(s, &i, &f)) == NULL)
+	if (s == NULL)
 		return -CORDON_E_INVAL;
+	if ((rest = number(s, &i, &f, &overflow)) == NULL)
+		return overflow ? -CORDON_E_RANGE : -CORDON_E_INVAL;
 	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
 		if (strcmp(rest, units[k].sfx) != 0)
 			continue;
@@ -103,11 +111,14 @@ cordon_parse_duration(const char *s, uint64_t *ns)
 	};
 	uint64_t i = 0, f = 0, v = 0;
 	const char *rest;
+	bool overflow;
 	size_t k;
 	int r;
 
-	if (s == NULL || (rest = number(s, &i, &f)) == NULL)
+	if (s == NULL)
 		return -CORDON_E_INVAL;
+	if ((rest = number(s, &i, &f, &overflow)) == NULL)
+		return overflow ? -CORDON_E_RANGE : -CORDON_E_INVAL;
 	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
 		if (strcmp(rest, units[k].sfx) != 0)
 			continue;

@@ -73,8 +73,9 @@ cordon_outcome_name(int outcome)
 const char *
 cordon_strerror(int err)
 {
+	/* -INT_MIN does not exist: anything that far out is unknown anyway. */
 	if (err < 0)
-		err = -err;
+		err = err < -CORDON_E_MAX_ ? CORDON_E_MAX_ : -err;
 	return NAME_OF(error_names, err);
 }
 

@@ -124,6 +124,14 @@ out:
 	return r;
 }
 
+/* Caps that end a run when reached; nofile refuses, network is "applied". */
+static bool
+cap_can_hit(uint8_t cap)
+{
+	return cap == CORDON_CAP_CPU || cap == CORDON_CAP_WALL ||
+	    cap == CORDON_CAP_MEMORY || cap == CORDON_CAP_NPROC;
+}
+
 static int
 decode_request(struct cordon_buf *b, struct cordon_msg_request *q)
 {
@@ -167,8 +175,8 @@ decode_exit(struct cordon_buf *b, struct cordon_msg_exit *e)
 	TRY(cordon_buf_get_cstring(b, &e->error, CORDON_MAX_TEXT_LEN));
 	if (e->outcome < CORDON_OUTCOME_EXITED ||
 	    e->outcome >= CORDON_OUTCOME_MAX_ ||
-	    e->cap >= CORDON_CAP_MAX_ ||
-	    (e->outcome == CORDON_OUTCOME_CAP_HIT) != (e->cap != CORDON_CAP_NONE) ||
+	    (e->outcome == CORDON_OUTCOME_CAP_HIT ? !cap_can_hit(e->cap) :
+	    e->cap != CORDON_CAP_NONE) ||
 	    e->exit_code < -1 || e->exit_code > 255 ||
 	    e->signal < 0 || e->signal > 64)
 		r = -CORDON_E_RANGE;
@@ -234,8 +242,7 @@ cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m)
 		TRY(cordon_buf_get_u8(&b, &m->u.cap_hit.cap));
 		TRY(cordon_buf_get_u64(&b, &m->u.cap_hit.observed));
 		TRY(cordon_buf_get_u64(&b, &m->u.cap_hit.limit));
-		if (m->u.cap_hit.cap == CORDON_CAP_NONE ||
-		    m->u.cap_hit.cap >= CORDON_CAP_MAX_)
+		if (!cap_can_hit(m->u.cap_hit.cap))
 			r = -CORDON_E_RANGE;
 		break;
 	case CORDON_MSG_EXIT:

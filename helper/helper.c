@@ -282,6 +282,14 @@ main(int argc, char **argv)
 	(void)argv;
 	umask(077);
 	sanitise_stdio();
+	/*
+	 * This build has no privilege-dropping code yet, so a helper started
+	 * with ids other than the caller's (setuid or setgid) must not run
+	 * anything: it would run the payload with those ids.
+	 */
+	if (geteuid() != getuid() || getegid() != getgid())
+		die("cordon-helper is installed setuid or setgid, which this "
+		    "build does not support; remove the bit (chmod u-s,g-s)");
 	check_socket();
 	closefrom(CORDON_HELPER_FD + 1);
 	/* Not dumpable: the payload (same uid) cannot ptrace the monitor. */

@@ -118,6 +118,7 @@ workdir_create(const char *base, const char *run_id, struct workdir *wd,
     char *err, size_t errsz)
 {
 	char lockname[CORDON_RUN_ID_LEN + 8];
+	bool made_dir = false;
 	int guard = -1, r = -1;
 
 	memset(wd, 0, sizeof(*wd));
@@ -147,6 +148,7 @@ workdir_create(const char *base, const char *run_id, struct workdir *wd,
 		ERR("cannot create workdir %s: %s", wd->path, strerror(errno));
 		goto out;
 	}
+	made_dir = true;
 	wd->fd = openat(wd->base_fd, run_id,
 	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (wd->fd < 0 || fchmod(wd->fd, 0700) < 0) {
@@ -157,12 +159,14 @@ workdir_create(const char *base, const char *run_id, struct workdir *wd,
 out:
 	if (guard >= 0)
 		close(guard); /* releases the shared lock */
-	if (r < 0 && wd->lock_fd >= 0) {
+	/* Undo only what this call made: never someone else's <id>. */
+	if (r < 0 && made_dir) {
 		char ignored[8];
 
 		(void)rmtree_at(wd->base_fd, run_id, ignored, sizeof(ignored));
-		(void)unlinkat(wd->base_fd, lockname, 0);
 	}
+	if (r < 0 && wd->lock_fd >= 0)
+		(void)unlinkat(wd->base_fd, lockname, 0);
 	if (r < 0) {
 		if (wd->fd >= 0)
 			close(wd->fd);
@@ -200,12 +204,54 @@ struct frame {
 	char *name;
 };
 
+/* Where the tree lives: the file system and mount of its top directory. */
+struct place {
+	dev_t dev;
+	uint64_t mnt_id;
+	bool have_mnt_id;
+};
+
+static void
+place_of(int fd, const struct stat *st, struct place *top)
+{
+	struct statx sx;
+
+	top->dev = st->st_dev;
+	top->have_mnt_id = statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) == 0 &&
+	    (sx.stx_mask & STATX_MNT_ID) != 0;
+	top->mnt_id = top->have_mnt_id ? sx.stx_mnt_id : 0;
+}
+
 /*
- * Opens dirfd/name as a directory on device dev, without following a
- * symlink, and makes sure we may list and unlink in it.
+ * True if fd, a directory below the top, is on the top's file system and
+ * mount.  st_dev alone misses a bind mount from the same file system,
+ * which would lead the walk into (and empty) the mount's source; so the
+ * mount id and the mount-root attribute are checked too (statx, 5.8+).
+ */
+static bool
+same_place(int fd, const struct stat *st, const struct place *top)
+{
+	struct statx sx;
+
+	if (st->st_dev != top->dev)
+		return false;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0)
+		return !top->have_mnt_id;
+	if ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) != 0 &&
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0)
+		return false;
+	return !top->have_mnt_id || (sx.stx_mask & STATX_MNT_ID) == 0 ||
+	    sx.stx_mnt_id == top->mnt_id;
+}
+
+/*
+ * Opens dirfd/name as a directory without following a symlink, refusing
+ * (EXDEV) one on another mount than top (when top is not NULL), and makes
+ * sure we may list and unlink in it.
  */
 static int
-open_dir(int dirfd, const char *name, dev_t dev, struct stat *st)
+open_dir(int dirfd, const char *name, const struct place *top,
+    struct stat *st)
 {
 	char proc[64];
 	int fd, pfd;
@@ -219,7 +265,7 @@ open_dir(int dirfd, const char *name, dev_t dev, struct stat *st)
 		if (pfd < 0)
 			return -1;
 		if (fstat(pfd, st) < 0 || !S_ISDIR(st->st_mode) ||
-		    st->st_dev != dev ||
+		    (top != NULL && !same_place(pfd, st, top)) ||
 		    !fmt(proc, sizeof(proc), "/proc/self/fd/%d", pfd) ||
 		    chmod(proc, 0700) < 0) {
 			close(pfd);
@@ -236,7 +282,7 @@ open_dir(int dirfd, const char *name, dev_t dev, struct stat *st)
 		close(fd);
 		return -1;
 	}
-	if (st->st_dev != dev) {
+	if (top != NULL && !same_place(fd, st, top)) {
 		close(fd);
 		errno = EXDEV; /* a mount inside the tree: never walk into it */
 		return -1;
@@ -264,7 +310,7 @@ is_dir_entry(int dirfd, const struct dirent *e)
  * it returns open in *child (or -1 once fd holds no directory at all).
  */
 static int
-clear_files(int fd, dev_t dev, int *child, char **child_name,
+clear_files(int fd, const struct place *top, int *child, char **child_name,
     struct stat *child_st)
 {
 	DIR *d;
@@ -272,7 +318,8 @@ clear_files(int fd, dev_t dev, int *child, char **child_name,
 	int dfd, r = 0;
 
 	*child = -1;
-	if ((dfd = dup(fd)) < 0)
+	/* A new open file description: dup() would share (and move) the offset. */
+	if ((dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	if ((d = fdopendir(dfd)) == NULL) {
 		close(dfd);
@@ -282,7 +329,7 @@ clear_files(int fd, dev_t dev, int *child, char **child_name,
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		if (is_dir_entry(fd, e)) {
-			if ((*child = open_dir(fd, e->d_name, dev, child_st)) < 0 ||
+			if ((*child = open_dir(fd, e->d_name, top, child_st)) < 0 ||
 			    (*child_name = strdup(e->d_name)) == NULL) {
 				if (*child >= 0)
 					close(*child);
@@ -308,9 +355,9 @@ rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
 	struct frame *stack = NULL, *nstack;
 	size_t depth = 0, cap = 0;
 	struct stat st, up;
+	struct place top;
 	char *child_name = NULL;
 	int cur = -1, child, next, r = -1;
-	dev_t dev;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : ERR("cannot stat %s: %s", name,
@@ -320,9 +367,9 @@ rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
 			return ERR("cannot remove %s: %s", name, strerror(errno));
 		return 0;
 	}
-	dev = st.st_dev;
-	if ((cur = open_dir(dirfd, name, dev, &st)) < 0)
+	if ((cur = open_dir(dirfd, name, NULL, &st)) < 0)
 		return ERR("cannot open %s: %s", name, strerror(errno));
+	place_of(cur, &st, &top);
 	child_name = strdup(name);
 	for (;;) {
 		if (child_name != NULL) {
@@ -346,7 +393,7 @@ rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
 			depth++;
 			child_name = NULL;
 		}
-		if (clear_files(cur, dev, &child, &child_name, &st) < 0) {
+		if (clear_files(cur, &top, &child, &child_name, &st) < 0) {
 			ERR("cannot empty %s/.../%s: %s", name,
 			    stack[depth - 1].name, strerror(errno));
 			goto out;
@@ -409,7 +456,9 @@ workdir_gc(int base_fd, char *err, size_t errsz)
 
 	if ((guard = lock_base(base_fd, LOCK_EX, err, errsz)) < 0)
 		return -1;
-	if ((dfd = dup(base_fd)) < 0 || (d = fdopendir(dfd)) == NULL) {
+	/* Its own open file description, so every gc lists from the start. */
+	if ((dfd = openat(base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (d = fdopendir(dfd)) == NULL) {
 		if (dfd >= 0)
 			close(dfd);
 		close(guard);
@@ -438,8 +487,13 @@ workdir_gc(int base_fd, char *err, size_t errsz)
 			}
 			close(lfd);
 		} else if (cordon_run_id_valid(e->d_name)) {
-			/* A workdir whose lock is gone is dead as well. */
-			if (!fmt(lockname, sizeof(lockname), "%s.lock",
+			/*
+			 * A workdir whose lock is gone is dead as well.  readdir
+			 * may still list one the lock branch just removed.
+			 */
+			if (fstatat(base_fd, e->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !fmt(lockname, sizeof(lockname), "%s.lock",
 			    e->d_name) || fstatat(base_fd, lockname, &st,
 			    AT_SYMLINK_NOFOLLOW) == 0)
 				continue;

@@ -1,0 +1,219 @@
+/*
+ * payload.c - a test payload with the behaviours the integration tests
+ * need: burn CPU, allocate, fork, daemonise, plant symlinks, report.
+ *
+ *   payload exit N | kill SIG | sleep S | spin S | spinfork N S
+ *           alloc MB | allocfork N MB | shmalloc MB | forkn N
+ *           daemon PIDFILE | writepid FILE S | plant DIR | env | fds | cwd
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Burns CPU for s seconds of this process's CPU time (forever if 0). */
+static void
+spin(double s)
+{
+	volatile unsigned long x = 0;
+
+	while (s <= 0 || cpu_now() < s)
+		for (int i = 0; i < 100000; i++)
+			x += (unsigned long)i;
+}
+
+static void
+touch_alloc(size_t mb, int shared)
+{
+	size_t len = mb << 20;
+	char *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	    (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	for (size_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+}
+
+static void
+write_pid(const char *file)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+	if ((f = fopen(tmp, "w")) == NULL) {
+		perror(tmp);
+		exit(2);
+	}
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	rename(tmp, file);
+}
+
+static void
+forkn(int n, void (*fn)(const char *), const char *arg)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("fork");
+			exit(3);
+		}
+		if (pid == 0) {
+			fn(arg);
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+}
+
+static void do_spin(const char *a) { spin(atof(a)); }
+static void do_alloc(const char *a) { touch_alloc((size_t)atol(a), 0); pause(); }
+static void do_sleep(const char *a) { (void)a; pause(); }
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	char cwd[4096], path[4096];
+
+	if (strcmp(mode, "exit") == 0 && argc >= 3)
+		return atoi(argv[2]);
+	if (strcmp(mode, "kill") == 0 && argc == 3) {
+		signal(atoi(argv[2]), SIG_DFL);
+		raise(atoi(argv[2]));
+		return 99;
+	}
+	if (strcmp(mode, "sleep") == 0 && argc == 3) {
+		sleep((unsigned)atoi(argv[2]));
+		return 0;
+	}
+	if (strcmp(mode, "spin") == 0 && argc == 3) {
+		spin(atof(argv[2]));
+		return 0;
+	}
+	if (strcmp(mode, "spinfork") == 0 && argc == 4) {
+		forkn(atoi(argv[2]), do_spin, argv[3]);
+		return 0;
+	}
+	if (strcmp(mode, "alloc") == 0 && argc == 3) {
+		touch_alloc((size_t)atol(argv[2]), 0);
+		pause();
+		return 0;
+	}
+	if (strcmp(mode, "shmalloc") == 0 && argc == 3) {
+		touch_alloc((size_t)atol(argv[2]), 1);
+		pause();
+		return 0;
+	}
+	if (strcmp(mode, "allocfork") == 0 && argc == 4) {
+		forkn(atoi(argv[2]), do_alloc, argv[3]);
+		return 0;
+	}
+	if (strcmp(mode, "forkn") == 0 && argc == 3) {
+		forkn(atoi(argv[2]), do_sleep, NULL);
+		return 0;
+	}
+	if (strcmp(mode, "daemon") == 0 && argc == 3) {
+		/*
+		 * The classic escape: fork, setsid, fork, parent exits.  The
+		 * pid file is written before anyone exits, so the test can
+		 * check on the daemon after the run.
+		 */
+		int ready[2];
+		char c = 0;
+		pid_t pid;
+
+		if (pipe(ready) < 0)
+			return 2;
+		pid = fork();
+		if (pid == 0) {
+			setsid();
+			if (fork() == 0) {
+				close(0);
+				close(1);
+				close(2);
+				write_pid(argv[2]);
+				(void)!write(ready[1], &c, 1);
+				for (;;)
+					pause();
+			}
+			(void)!read(ready[0], &c, 1);
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+		return 0;
+	}
+	if (strcmp(mode, "writepid") == 0 && argc == 4) {
+		write_pid(argv[2]);
+		sleep((unsigned)atoi(argv[3]));
+		return 0;
+	}
+	if (strcmp(mode, "plant") == 0 && argc == 3) {
+		/* Links out of the workdir, and dirs made hard to remove. */
+		snprintf(path, sizeof(path), "%s/victim", argv[2]);
+		if (symlink(argv[2], "outdir") < 0 ||
+		    symlink(path, "outfile") < 0 ||
+		    mkdir("locked", 0700) < 0 ||
+		    symlink(argv[2], "locked/outdir") < 0 ||
+		    mkdir("locked/inner", 0700) < 0 ||
+		    symlink(path, "locked/inner/outfile") < 0 ||
+		    chmod("locked/inner", 0) < 0 || chmod("locked", 0500) < 0) {
+			perror("plant");
+			return 2;
+		}
+		return 0;
+	}
+	if (strcmp(mode, "env") == 0) {
+		for (char **e = environ; *e != NULL; e++)
+			printf("%s\n", *e);
+		return 0;
+	}
+	if (strcmp(mode, "fds") == 0) {
+		DIR *d = opendir("/proc/self/fd");
+		struct dirent *e;
+		int self = d != NULL ? dirfd(d) : -1;
+
+		while (d != NULL && (e = readdir(d)) != NULL)
+			if (e->d_name[0] != '.' && atoi(e->d_name) != self)
+				printf("%s\n", e->d_name);
+		if (d != NULL)
+			closedir(d);
+		return 0;
+	}
+	if (strcmp(mode, "cwd") == 0) {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return 2;
+		printf("%s\n", cwd);
+		return 0;
+	}
+	fprintf(stderr, "payload: bad arguments\n");
+	return 64;
+}

@@ -1,0 +1,731 @@
+/*
+ * test_run.c - end-to-end: the real cordon and cordon-helper on the floor.
+ *
+ * Each test runs `cordon run --json` with a scratch trace and workdir base
+ * and checks what a user relies on: the exit status, the result record,
+ * the trace rows and events, and that nothing of the run is left behind.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define MAXARGS 32
+
+static struct scratch S;
+
+static void
+setup(void)
+{
+	scratch_init(&S);
+}
+
+static void
+teardown(void)
+{
+	scratch_fini(&S);
+}
+
+/*
+ * cordon run --json --trace=.. --workdir-base=.. OPTS... -- payload ARGS...
+ * The variadic list is the options, then "--", then payload arguments;
+ * "--" is replaced by "--" plus the payload's path.
+ */
+static int
+crun(struct cmd *c, char *const env[], ...)
+{
+	char *argv[MAXARGS];
+	const char *a;
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = (char *)cordon_bin();
+	argv[n++] = "run";
+	argv[n++] = "--json";
+	argv[n++] = S.trace_opt;
+	argv[n++] = S.base_opt;
+	va_start(ap, env);
+	while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 2) {
+		argv[n++] = (char *)a;
+		if (strcmp(a, "--") == 0)
+			argv[n++] = (char *)payload_bin();
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	return run_cmd(c, argv, env);
+}
+
+/* The run's workdir is gone and the base holds nothing but its lock. */
+static void
+assert_clean(const struct cmd *c)
+{
+	char *wd = json_get(c->out, "workdir");
+	struct stat st;
+
+	ck_assert_msg(json_is(c->out, "workdir_removed", "true"),
+	    "workdir not removed: %s", c->out);
+	if (wd != NULL && strcmp(wd, "null") != 0)
+		ck_assert_msg(lstat(wd, &st) < 0 && errno == ENOENT,
+		    "workdir %s still exists", wd);
+	free(wd);
+	/* Only ".lock" may remain in the base. */
+	ck_assert_int_le(dir_entries(S.base), 1);
+}
+
+/* The trace has the run with these event kinds, in this order. */
+static void
+assert_events(const char *run_id, const char *want)
+{
+	char *got = trace_text(&S, "SELECT group_concat(kind, ',') FROM "
+	    "(SELECT kind FROM events WHERE run_id = ?1 ORDER BY id)", run_id);
+
+	ck_assert_msg(got != NULL && strcmp(got, want) == 0,
+	    "events of %s: want %s, got %s", run_id, want,
+	    got != NULL ? got : "(none)");
+	free(got);
+}
+
+static char *
+run_id_of(const struct cmd *c)
+{
+	char *id = json_get(c->out, "run_id");
+
+	ck_assert_msg(id != NULL && strlen(id) == 32, "no run_id in: %s", c->out);
+	return id;
+}
+
+START_TEST(exit_status_passes_through)
+{
+	struct cmd c;
+	char *id;
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "exit", "3", NULL), 3);
+	ck_assert(json_is(c.out, "outcome", "exited"));
+	ck_assert(json_is(c.out, "exit_code", "3"));
+	ck_assert(json_is(c.out, "cap", "null"));
+	ck_assert(json_is(c.out, "backend", "floor"));
+	assert_clean(&c);
+	id = run_id_of(&c);
+	assert_events(id, "create,backend,created,exit,teardown");
+	ck_assert_int_eq(trace_count(&S, "SELECT exit_code FROM runs WHERE "
+	    "run_id = ?1", id), 3);
+	free(id);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(signal_gives_128_plus_n)
+{
+	struct cmd c;
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "kill", "15", NULL), 128 + 15);
+	ck_assert(json_is(c.out, "outcome", "signaled"));
+	ck_assert(json_is(c.out, "signal", "15"));
+	ck_assert(json_is(c.out, "exit_code", "null"));
+	assert_clean(&c);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(cpu_cap_sums_the_tree)
+{
+	struct cmd c;
+	char *cpu, *id;
+
+	/* Three processes at 0.8 s each: every one under 1 s, the sum over. */
+	ck_assert_int_eq(crun(&c, NULL, "--cpu", "1", "--wall", "60", "--",
+	    "spinfork", "3", "0.8", NULL), 124);
+	ck_assert(json_is(c.out, "outcome", "cap_hit"));
+	ck_assert(json_is(c.out, "cap", "cpu"));
+	cpu = json_get(c.out, "cpu_seconds");
+	ck_assert_ptr_nonnull(cpu);
+	ck_assert_msg(atof(cpu) >= 1.0 && atof(cpu) < 2.0,
+	    "cpu_seconds %s not just over the 1 s cap", cpu);
+	ck_assert_msg(strstr(c.err, "CPU cap 1s hit; tree killed; workdir "
+	    "removed") != NULL, "stderr: %s", c.err);
+	assert_clean(&c);
+	id = run_id_of(&c);
+	assert_events(id, "create,backend,created,cap_hit,exit,teardown");
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
+	    "run_id = ?1 AND outcome = 'cap_hit' AND cap = 'cpu'", id), 1);
+	free(cpu);
+	free(id);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(memory_cap_sums_the_tree)
+{
+	struct cmd c;
+	char *rss;
+
+	/* Four processes of 40 MiB: each far under 100 MiB, the sum over. */
+	ck_assert_int_eq(crun(&c, NULL, "--memory", "100M", "--wall", "60",
+	    "--", "allocfork", "4", "40", NULL), 124);
+	ck_assert(json_is(c.out, "outcome", "cap_hit"));
+	ck_assert(json_is(c.out, "cap", "memory"));
+	rss = json_get(c.out, "max_rss_bytes");
+	ck_assert_msg(rss != NULL && strtoull(rss, NULL, 10) > (100ULL << 20),
+	    "max_rss_bytes %s not over the cap", rss);
+	assert_clean(&c);
+	free(rss);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(memory_cap_counts_shared_memory)
+{
+	struct cmd c;
+
+	/* MAP_SHARED anonymous memory must not be a way around the cap. */
+	ck_assert_int_eq(crun(&c, NULL, "--memory", "64M", "--wall", "60",
+	    "--", "shmalloc", "128", NULL), 124);
+	ck_assert(json_is(c.out, "cap", "memory"));
+	assert_clean(&c);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(wall_cap_kills_a_sleeper)
+{
+	struct cmd c;
+	char *wall;
+
+	ck_assert_int_eq(crun(&c, NULL, "--wall", "1", "--", "sleep", "60",
+	    NULL), 124);
+	ck_assert(json_is(c.out, "cap", "wall"));
+	wall = json_get(c.out, "wall_seconds");
+	ck_assert_msg(wall != NULL && atof(wall) >= 1.0 && atof(wall) < 10.0,
+	    "wall_seconds %s", wall);
+	ck_assert_msg(strstr(c.err, "cordon: wall-clock cap 1s hit; tree "
+	    "killed; workdir removed") != NULL, "stderr: %s", c.err);
+	assert_clean(&c);
+	free(wall);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(process_cap_kills_the_tree)
+{
+	struct cmd c;
+
+	ck_assert_int_eq(crun(&c, NULL, "--nproc", "5", "--wall", "60", "--",
+	    "forkn", "20", NULL), 124);
+	ck_assert(json_is(c.out, "cap", "processes"));
+	ck_assert_msg(strstr(c.out, "\"processes\":true") != NULL,
+	    "processes not applied: %s", c.out);
+	assert_clean(&c);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(unset_process_cap_is_not_applied)
+{
+	struct cmd c;
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "exit", "0", NULL), 0);
+	ck_assert_msg(strstr(c.out, "\"processes\":false") != NULL &&
+	    strstr(c.out, "\"network\":false") != NULL,
+	    "applied map wrong: %s", c.out);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(double_forked_daemon_is_gone)
+{
+	struct cmd c;
+	char pidfile[400];
+	long pid;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/daemon.pid", S.root);
+	ck_assert_int_eq(crun(&c, NULL, "--", "daemon", pidfile, NULL), 0);
+	pid = wait_read_long(pidfile, 2000);
+	ck_assert_msg(pid > 0, "the daemon never wrote its pid");
+	ck_assert_msg(!pid_alive((pid_t)pid), "daemon %ld outlived the run",
+	    pid);
+	assert_clean(&c);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(workdir_is_cwd_home_and_tmpdir)
+{
+	struct cmd c;
+	char *wd, want[600];
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "cwd", NULL), 0);
+	wd = json_get(c.out, "workdir");
+	ck_assert_ptr_nonnull(wd);
+	snprintf(want, sizeof(want), "%s\n", wd);
+	ck_assert_msg(strncmp(c.out, want, strlen(want)) == 0,
+	    "cwd is not the workdir %s: %s", wd, c.out);
+	ck_assert_msg(strncmp(wd, S.base, strlen(S.base)) == 0,
+	    "workdir %s not under the base %s", wd, S.base);
+	free(wd);
+	cmd_free(&c);
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "env", NULL), 0);
+	wd = json_get(c.out, "workdir");
+	snprintf(want, sizeof(want), "\nHOME=%s\n", wd);
+	ck_assert_msg(strstr(c.out, want) != NULL || strncmp(c.out, want + 1,
+	    strlen(want + 1)) == 0, "HOME not the workdir: %s", c.out);
+	snprintf(want, sizeof(want), "TMPDIR=%s\n", wd);
+	ck_assert_msg(strstr(c.out, want) != NULL, "TMPDIR: %s", c.out);
+	free(wd);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(environment_is_allow_listed)
+{
+	static char *env[] = {
+		"http_proxy=http://proxy.invalid:3128",
+		"HTTPS_PROXY=http://proxy.invalid:3128",
+		"ALL_PROXY=socks5://proxy.invalid",
+		"no_proxy=localhost",
+		"SECRET_TOKEN=hunter2",
+		"LD_PRELOAD=/nonexistent.so",
+		"LANG=C.UTF-8",
+		NULL
+	};
+	struct cmd c;
+
+	ck_assert_int_eq(crun(&c, env, "--", "env", NULL), 0);
+	ck_assert_msg(strstr(c.out, "proxy") == NULL &&
+	    strstr(c.out, "PROXY") == NULL, "proxy leaked: %s", c.out);
+	ck_assert_msg(strstr(c.out, "hunter2") == NULL, "secret leaked");
+	ck_assert_msg(strstr(c.out, "LD_PRELOAD") == NULL, "LD_PRELOAD leaked");
+	ck_assert_msg(strstr(c.out, "LANG=C.UTF-8\n") != NULL,
+	    "allowed LANG missing: %s", c.out);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(only_stdio_reaches_the_payload)
+{
+	struct cmd c;
+	int leak = open("/dev/null", O_RDONLY); /* inheritable on purpose */
+
+	ck_assert_int_ge(leak, 3);
+	ck_assert_int_eq(crun(&c, NULL, "--", "fds", NULL), 0);
+	close(leak);
+	/* The output starts with the fd list, before the JSON line. */
+	ck_assert_msg(strncmp(c.out, "0\n1\n2\n{", 7) == 0,
+	    "payload saw other fds: %s", c.out);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(missing_command_is_127)
+{
+	struct cmd c;
+	char *argv[] = { (char *)cordon_bin(), "run", "--json", S.trace_opt,
+	    S.base_opt, "--", "/nonexistent/cordon-no-such-command", NULL };
+
+	ck_assert_int_eq(run_cmd(&c, argv, NULL), 127);
+	ck_assert(json_is(c.out, "outcome", "exited"));
+	ck_assert_msg(strstr(c.err, "No such file or directory") != NULL,
+	    "stderr: %s", c.err);
+	assert_clean(&c);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(non_executable_is_126)
+{
+	struct cmd c;
+	char file[400];
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/not-exec", S.root);
+	fd = open(file, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", "--json",
+		    S.trace_opt, S.base_opt, "--", file, NULL };
+
+		/* As root, a 0644 file is still not executable. */
+		ck_assert_int_eq(run_cmd(&c, argv, NULL), 126);
+	}
+	assert_clean(&c);
+	cmd_free(&c);
+}
+END_TEST
+
+/* A bad flag: a clear error naming it, 125, no trace row, nothing run. */
+static void
+assert_rejected(const char *flag, const char *value, const char *needle)
+{
+	char marker[400], script[600];
+	struct cmd c;
+	struct stat st;
+
+	snprintf(marker, sizeof(marker), "%s/ran", S.root);
+	snprintf(script, sizeof(script), "touch %s", marker);
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, (char *)flag, (char *)value, "--", "/bin/sh",
+		    "-c", script, NULL };
+
+		if (value == NULL) {
+			argv[5] = "--";
+			argv[6] = "/bin/sh";
+			argv[7] = "-c";
+			argv[8] = script;
+			argv[9] = NULL;
+		}
+		ck_assert_int_eq(run_cmd(&c, argv, NULL), 125);
+	}
+	ck_assert_msg(strstr(c.err, needle) != NULL,
+	    "error for %s does not name it: %s", flag, c.err);
+	ck_assert_msg(stat(marker, &st) < 0, "the command ran anyway");
+	ck_assert_msg(stat(S.trace, &st) < 0 || trace_count(&S,
+	    "SELECT count(*) FROM runs", NULL) == 0, "a trace row was written");
+	ck_assert_msg(stat(S.base, &st) < 0, "a workdir base was created");
+	cmd_free(&c);
+}
+
+START_TEST(bad_flags_are_refused)
+{
+	assert_rejected("--bogus", NULL, "'--bogus'");
+	assert_rejected("--cpu", "abc", "--cpu: 'abc'");
+	assert_rejected("--cpu", "0", "--cpu: 0 is out of range");
+	assert_rejected("--wall", "-1", "--wall: '-1'");
+	assert_rejected("--memory", "5X", "--memory: '5X'");
+	assert_rejected("--memory", "1K", "--memory: 1K is out of range");
+	assert_rejected("--nofile", "1.5", "--nofile: '1.5'");
+	assert_rejected("--nproc", "many", "--nproc: 'many'");
+	assert_rejected("--backend", "chroot", "--backend: unknown backend "
+	    "'chroot'");
+	assert_rejected("--limit", "5", "option '--limit' does not apply");
+}
+END_TEST
+
+START_TEST(unavailable_backend_is_a_sandbox_error)
+{
+	struct cmd c;
+
+	/* Asked for by name, a backend that cannot run is never faked. */
+	ck_assert_int_eq(crun(&c, NULL, "--backend", "linux-ns", "--", "exit",
+	    "0", NULL), 125);
+	ck_assert(json_is(c.out, "outcome", "sandbox_error"));
+	ck_assert_msg(strstr(c.err, "backend linux-ns is not available") !=
+	    NULL, "stderr: %s", c.err);
+	ck_assert(json_is(c.out, "workdir_removed", "true"));
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(planted_symlinks_do_not_reach_outside)
+{
+	char outside[400], victim[500], buf[64];
+	struct cmd c;
+	FILE *f;
+
+	snprintf(outside, sizeof(outside), "%s/outside", S.root);
+	ck_assert_int_eq(mkdir(outside, 0755), 0);
+	snprintf(victim, sizeof(victim), "%s/victim", outside);
+	f = fopen(victim, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("precious\n", f);
+	fclose(f);
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "plant", outside, NULL), 0);
+	assert_clean(&c);
+	f = fopen(victim, "r");
+	ck_assert_msg(f != NULL, "the outside file was removed");
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "precious\n");
+	ck_assert_int_eq(dir_entries(outside), 1);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(broker_sigkill_leaves_nothing)
+{
+	char pidfile[400];
+	char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt, S.base_opt,
+	    "--", (char *)payload_bin(), "writepid", pidfile, "600", NULL };
+	struct timespec ts = { 0, 20000000 };
+	pid_t broker;
+	long pid;
+	int i, status;
+	struct cmd c;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/payload.pid", S.root);
+	broker = spawn_cmd(argv);
+	pid = wait_read_long(pidfile, 5000);
+	ck_assert_msg(pid > 0, "the payload never started");
+	ck_assert_int_eq(kill(broker, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(broker, &status, 0), broker);
+	/* The helper sees EOF, kills the tree and tears down. */
+	for (i = 0; i < 250 && (pid_alive((pid_t)pid) ||
+	    dir_entries(S.base) > 1); i++)
+		nanosleep(&ts, NULL);
+	ck_assert_msg(!pid_alive((pid_t)pid), "payload outlived the broker");
+	ck_assert_msg(dir_entries(S.base) <= 1, "workdir left behind");
+	/* The trace has the run and what happened before the kill. */
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM events WHERE "
+	    "kind IN ('create', 'backend', 'created')", NULL), 3);
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
+	    "outcome IS NULL", NULL), 1);
+	/* gc then records that the broker died. */
+	{
+		char *gargv[] = { (char *)cordon_bin(), "gc", S.trace_opt,
+		    S.base_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&c, gargv, NULL), 0);
+	}
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
+	    "outcome = 'sandbox_error'", NULL), 1);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(helper_sigkill_is_reclaimed)
+{
+	char pidfile[400];
+	char *argv[] = { (char *)cordon_bin(), "run", "--json", S.trace_opt,
+	    S.base_opt, "--", (char *)payload_bin(), "writepid", pidfile, "600",
+	    NULL };
+	char path[96], buf[256];
+	pid_t broker;
+	long pid, helper;
+	FILE *f;
+	int status;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/payload.pid", S.root);
+	broker = spawn_cmd(argv);
+	pid = wait_read_long(pidfile, 5000);
+	ck_assert_msg(pid > 0, "the payload never started");
+	/* The payload's parent is the helper. */
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_int_eq(sscanf(strrchr(buf, ')') + 2, "%*c %ld", &helper), 1);
+	ck_assert_int_eq(kill((pid_t)helper, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(broker, &status, 0), broker);
+	ck_assert_int_eq(WEXITSTATUS(status), 125);
+	/* PR_SET_PDEATHSIG took the payload; the broker reclaimed the dir. */
+	{
+		struct timespec ts = { 0, 20000000 };
+		int i;
+
+		for (i = 0; i < 100 && pid_alive((pid_t)pid); i++)
+			nanosleep(&ts, NULL);
+	}
+	ck_assert_msg(!pid_alive((pid_t)pid), "payload outlived its helper");
+	ck_assert_msg(dir_entries(S.base) <= 1, "workdir not reclaimed");
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
+	    "outcome = 'sandbox_error' AND workdir_removed = 1", NULL), 1);
+}
+END_TEST
+
+START_TEST(concurrent_runs_lose_no_row)
+{
+	enum { N = 8, EACH = 5 };
+	pid_t pids[N];
+	int i, k, status;
+
+	for (i = 0; i < N; i++) {
+		pids[i] = fork();
+		ck_assert_int_ge(pids[i], 0);
+		if (pids[i] == 0) {
+			for (k = 0; k < EACH; k++) {
+				struct cmd c;
+
+				if (crun(&c, NULL, "--", "exit", "0", NULL) != 0)
+					_exit(1);
+				cmd_free(&c);
+			}
+			_exit(0);
+		}
+	}
+	for (i = 0; i < N; i++) {
+		ck_assert_int_eq(waitpid(pids[i], &status, 0), pids[i]);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		    "a concurrent run failed");
+	}
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
+	    "outcome = 'exited'", NULL), N * EACH);
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM events",
+	    NULL), N * EACH * 5);
+}
+END_TEST
+
+START_TEST(trace_list_and_show)
+{
+	struct cmd c, l;
+	char *id;
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "exit", "7", NULL), 7);
+	id = run_id_of(&c);
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "list",
+		    S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		ck_assert_msg(strstr(l.out, id) != NULL, "list: %s", l.out);
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "show", id,
+		    "--json", S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		ck_assert(json_is(l.out, "exit_code", "7"));
+		ck_assert_msg(strstr(l.out, "\"kind\":\"teardown\"") != NULL,
+		    "show: %s", l.out);
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "show",
+		    "0123456789abcdef0123456789abcdef", S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 125);
+		ck_assert_msg(strstr(l.err, "no run") != NULL, "%s", l.err);
+		cmd_free(&l);
+	}
+	free(id);
+	cmd_free(&c);
+}
+END_TEST
+
+/* argv round-trips exactly, bytes and all. */
+START_TEST(argv_is_recorded_exactly)
+{
+	struct cmd c;
+	char *id, *blob;
+	static const char odd[] = "a b\"c\\d\ne\xff";
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "exit", odd, "", NULL), 0);
+	id = run_id_of(&c);
+	blob = trace_text(&S, "SELECT hex(argv_blob) FROM runs WHERE run_id = ?1",
+	    id);
+	ck_assert_ptr_nonnull(blob);
+	/* "exit\0a b"c\d\ne\xff\0\0" after the payload path. */
+	ck_assert_msg(strstr(blob, "6578697400" "6120622263" "5C640A65FF00" "00")
+	    != NULL, "argv blob: %s", blob);
+	free(blob);
+	free(id);
+	cmd_free(&c);
+}
+END_TEST
+
+/*
+ * As an unprivileged user (nobody), a payload that locks directories with
+ * chmod 000 still has its workdir removed.  As root the permission bits do
+ * not bite, so this is the test that proves the chmod handling.
+ */
+START_TEST(unprivileged_chmod_000_is_removed)
+{
+	char dir[300], bin_c[400], bin_h[400], bin_p[400], cmdline[2048];
+	pid_t pid;
+	int status;
+
+	snprintf(dir, sizeof(dir), "%s/bin", S.root);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(bin_c, sizeof(bin_c), "%s/cordon", dir);
+	snprintf(bin_h, sizeof(bin_h), "%s/cordon-helper", dir);
+	snprintf(bin_p, sizeof(bin_p), "%s/payload", dir);
+	snprintf(cmdline, sizeof(cmdline), "cp '%s' '%s' && cp '%s' '%s' && "
+	    "cp '%s' '%s' && chmod 755 '%s'/* && mkdir -m 777 '%s/nobody'",
+	    cordon_bin(), bin_c, getenv("CORDON_HELPER"), bin_h, payload_bin(),
+	    bin_p, dir, S.root);
+	ck_assert_int_eq(system(cmdline), 0);
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char trace[400], base[400], helper_env[450], script[600];
+		char *argv[] = { bin_c, "run", trace, base, "--", "/bin/sh", "-c",
+		    script, NULL };
+
+		/* Not root already: run the same scenario as ourselves. */
+		if (geteuid() == 0 && (setgroups(0, NULL) < 0 ||
+		    setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0))
+			_exit(90);
+		snprintf(trace, sizeof(trace), "--trace=%s/nobody/t.db", S.root);
+		snprintf(base, sizeof(base), "--workdir-base=%s/nobody/wd", S.root);
+		snprintf(helper_env, sizeof(helper_env), "CORDON_HELPER=%s", bin_h);
+		putenv(helper_env);
+		putenv("HOME=/nonexistent");
+		unsetenv("XDG_RUNTIME_DIR");
+		snprintf(script, sizeof(script), "mkdir -p a/b/c && touch a/b/c/f "
+		    "&& chmod 000 a/b/c a/b && chmod 500 a && mkdir d && chmod 0 d");
+		execv(bin_c, argv);
+		_exit(91);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "run as nobody failed: status %d", status);
+	snprintf(cmdline, sizeof(cmdline), "%s/nobody/wd", S.root);
+	ck_assert_msg(dir_entries(cmdline) <= 1,
+	    "nobody's workdir with 000 directories was left behind");
+}
+END_TEST
+
+static Suite *
+run_suite(void)
+{
+	Suite *s = suite_create("run");
+	TCase *tc = tcase_create("floor");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, exit_status_passes_through);
+	tcase_add_test(tc, signal_gives_128_plus_n);
+	tcase_add_test(tc, cpu_cap_sums_the_tree);
+	tcase_add_test(tc, memory_cap_sums_the_tree);
+	tcase_add_test(tc, memory_cap_counts_shared_memory);
+	tcase_add_test(tc, wall_cap_kills_a_sleeper);
+	tcase_add_test(tc, process_cap_kills_the_tree);
+	tcase_add_test(tc, unset_process_cap_is_not_applied);
+	tcase_add_test(tc, double_forked_daemon_is_gone);
+	tcase_add_test(tc, workdir_is_cwd_home_and_tmpdir);
+	tcase_add_test(tc, environment_is_allow_listed);
+	tcase_add_test(tc, only_stdio_reaches_the_payload);
+	tcase_add_test(tc, missing_command_is_127);
+	tcase_add_test(tc, non_executable_is_126);
+	tcase_add_test(tc, bad_flags_are_refused);
+	tcase_add_test(tc, unavailable_backend_is_a_sandbox_error);
+	tcase_add_test(tc, planted_symlinks_do_not_reach_outside);
+	tcase_add_test(tc, broker_sigkill_leaves_nothing);
+	tcase_add_test(tc, helper_sigkill_is_reclaimed);
+	tcase_add_test(tc, concurrent_runs_lose_no_row);
+	tcase_add_test(tc, trace_list_and_show);
+	tcase_add_test(tc, argv_is_recorded_exactly);
+	tcase_add_test(tc, unprivileged_chmod_000_is_removed);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(run_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

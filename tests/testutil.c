@@ -1,0 +1,316 @@
+/*
+ * testutil.c - see testutil.h.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+extern char **environ;
+
+static const char *
+env_or_die(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v == NULL || v[0] == '\0') {
+		fprintf(stderr, "%s is not set: run the tests with 'make check'\n",
+		    name);
+		exit(99);
+	}
+	return v;
+}
+
+const char *cordon_bin(void) { return env_or_die("CORDON_BIN"); }
+const char *payload_bin(void) { return env_or_die("CORDON_PAYLOAD"); }
+
+void
+scratch_init(struct scratch *s)
+{
+	snprintf(s->root, sizeof(s->root), "/tmp/cordon-test-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(s->root));
+	/* Others (the unprivileged tests) must reach into it. */
+	ck_assert_int_eq(chmod(s->root, 0711), 0);
+	snprintf(s->trace, sizeof(s->trace), "%s/trace.db", s->root);
+	snprintf(s->base, sizeof(s->base), "%s/wd", s->root);
+	snprintf(s->trace_opt, sizeof(s->trace_opt), "--trace=%s", s->trace);
+	snprintf(s->base_opt, sizeof(s->base_opt), "--workdir-base=%s", s->base);
+}
+
+void
+scratch_fini(struct scratch *s)
+{
+	char cmd[1024];
+
+	/* Tests may leave 000 directories behind on failure: reopen them. */
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'",
+	    s->root, s->root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "warning: could not remove %s\n", s->root);
+}
+
+static char *
+drain(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *b = malloc(cap);
+	ssize_t n;
+
+	ck_assert_ptr_nonnull(b);
+	for (;;) {
+		if (cap - len < 2048) {
+			cap *= 2;
+			b = realloc(b, cap);
+			ck_assert_ptr_nonnull(b);
+		}
+		n = read(fd, b + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	b[len] = '\0';
+	return b;
+}
+
+int
+run_cmd(struct cmd *c, char *const argv[], char *const extra_env[])
+{
+	int out[2], err[2], status = 0, i;
+	pid_t pid;
+	FILE *tmp;
+
+	memset(c, 0, sizeof(*c));
+	ck_assert_int_eq(pipe(out), 0);
+	/* stderr to a file so a chatty child cannot block on a full pipe. */
+	tmp = tmpfile();
+	ck_assert_ptr_nonnull(tmp);
+	err[1] = fileno(tmp);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(out[1]);
+		for (i = 0; extra_env != NULL && extra_env[i] != NULL; i++)
+			putenv(extra_env[i]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	c->out = drain(out[0]);
+	close(out[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		ck_assert_int_eq(errno, EINTR);
+	rewind(tmp);
+	err[0] = dup(fileno(tmp));
+	c->err = drain(err[0]);
+	close(err[0]);
+	fclose(tmp);
+	c->status = WIFEXITED(status) ? WEXITSTATUS(status) :
+	    128 + WTERMSIG(status);
+	return c->status;
+}
+
+pid_t
+spawn_cmd(char *const argv[])
+{
+	pid_t pid = fork();
+	int fd;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if ((fd = open("/dev/null", O_WRONLY)) >= 0)
+			dup2(fd, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+void
+cmd_free(struct cmd *c)
+{
+	free(c->out);
+	free(c->err);
+	memset(c, 0, sizeof(*c));
+}
+
+char *
+json_get(const char *json, const char *key)
+{
+	char pat[128];
+	const char *p, *e;
+	int depth = 0;
+	bool instr = false;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	/* Only a key at depth 1 counts (not one inside "limits" etc.). */
+	for (p = json; *p != '\0'; p++) {
+		if (instr) {
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			else if (*p == '"')
+				instr = false;
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']')
+			depth--;
+		else if (*p == '"') {
+			if (depth == 1 && strncmp(p, pat, strlen(pat)) == 0)
+				break;
+			instr = true;
+		}
+	}
+	if (*p == '\0')
+		return NULL;
+	p += strlen(pat);
+	if (*p == '"') {
+		for (e = p + 1; *e != '\0' && *e != '"'; e++)
+			if (*e == '\\' && e[1] != '\0')
+				e++;
+		return strndup(p + 1, (size_t)(e - p - 1));
+	}
+	depth = 0;
+	for (e = p; *e != '\0'; e++) {
+		if (*e == '{' || *e == '[')
+			depth++;
+		else if (*e == '}' || *e == ']') {
+			if (depth == 0)
+				break;
+			depth--;
+		} else if (*e == ',' && depth == 0)
+			break;
+	}
+	return strndup(p, (size_t)(e - p));
+}
+
+bool
+json_is(const char *json, const char *key, const char *want)
+{
+	char *v = json_get(json, key);
+	bool same = v != NULL && strcmp(v, want) == 0;
+
+	if (!same)
+		fprintf(stderr, "json %s: want %s, got %s\n", key, want,
+		    v != NULL ? v : "(missing)");
+	free(v);
+	return same;
+}
+
+int
+dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+bool
+pid_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	/* A zombie is dead for our purposes; so is a missing pid. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return false;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
+		return false;
+	return p[2] != 'Z' && p[2] != 'X';
+}
+
+long
+wait_read_long(const char *path, int ms)
+{
+	struct timespec ts = { 0, 10000000 };
+	long v = -1;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < ms / 10; i++) {
+		if ((f = fopen(path, "r")) != NULL) {
+			if (fscanf(f, "%ld", &v) != 1)
+				v = -1;
+			fclose(f);
+			if (v > 0)
+				return v;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+static sqlite3_stmt *
+prepare(const struct scratch *s, sqlite3 **db, const char *sql,
+    const char *arg)
+{
+	sqlite3_stmt *st = NULL;
+
+	ck_assert_int_eq(sqlite3_open_v2(s->trace, db, SQLITE_OPEN_READONLY,
+	    NULL), SQLITE_OK);
+	sqlite3_busy_timeout(*db, 10000);
+	ck_assert_msg(sqlite3_prepare_v2(*db, sql, -1, &st, NULL) == SQLITE_OK,
+	    "sql: %s: %s", sql, sqlite3_errmsg(*db));
+	if (arg != NULL)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+	return st;
+}
+
+long
+trace_count(const struct scratch *s, const char *sql, const char *arg)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = prepare(s, &db, sql, arg);
+	long v = -1;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+char *
+trace_text(const struct scratch *s, const char *sql, const char *arg)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = prepare(s, &db, sql, arg);
+	char *v = NULL;
+
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_text(st, 0) != NULL)
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}

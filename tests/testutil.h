@@ -1,0 +1,51 @@
+/*
+ * testutil.h - driving the real cordon binary from Check tests.
+ */
+#ifndef CORDON_TESTS_TESTUTIL_H
+#define CORDON_TESTS_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cmd {
+	int status;      /* exit code, or 128 + signal */
+	char *out;       /* captured stdout, NUL-terminated */
+	char *err;       /* captured stderr */
+};
+
+/* A scratch directory with a trace and a workdir base of its own. */
+struct scratch {
+	char root[256];
+	char trace[300];
+	char base[300];
+	char trace_opt[320];  /* --trace=... */
+	char base_opt[320];   /* --workdir-base=... */
+};
+
+const char *cordon_bin(void);
+const char *payload_bin(void);
+void scratch_init(struct scratch *s);
+void scratch_fini(struct scratch *s);
+
+/* Runs argv (argv[0] is the program) with extra env; waits; captures. */
+int run_cmd(struct cmd *c, char *const argv[], char *const extra_env[]);
+/* Starts argv in the background with stdout to /dev/null; returns its pid. */
+pid_t spawn_cmd(char *const argv[]);
+void cmd_free(struct cmd *c);
+
+/* The raw text of a top-level key of a JSON object (strings unquoted). */
+char *json_get(const char *json, const char *key);
+bool json_is(const char *json, const char *key, const char *want);
+
+/* Entries of a directory other than "." and "..", or -1. */
+int dir_entries(const char *path);
+bool pid_alive(pid_t pid);
+/* Reads an integer from a file, waiting up to ms for it to appear. */
+long wait_read_long(const char *path, int ms);
+
+/* sqlite helpers on the scratch trace. */
+long trace_count(const struct scratch *s, const char *sql, const char *arg);
+char *trace_text(const struct scratch *s, const char *sql, const char *arg);
+
+#endif
