@@ -608,6 +608,13 @@ cordon_trace_open(const char *path, struct cordon_trace **out)
 	/* Extended codes: insert_events tells a missing run by its code. */
 	if (sqlite3_extended_result_codes(t->db, 1) != SQLITE_OK ||
 	    sqlite3_busy_timeout(t->db, TRACE_BUSY_TIMEOUT_MS) != SQLITE_OK ||
+	    /*
+	     * Each cordon process opens the trace once: checkpointing at every
+	     * close would reset the WAL and pay two fsyncs per run.  Writers
+	     * still checkpoint automatically as the WAL grows.
+	     */
+	    sqlite3_db_config(t->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
+	    (int *)NULL) != SQLITE_OK ||
 	    (r = set_wal(t->db)) < 0 ||
 	    /*
 	     * In WAL mode NORMAL loses nothing when a process dies, only the
