@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -270,6 +271,12 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 		usage_error("run: no command given (cordon run [options] -- "
 		    "COMMAND [ARG...])");
 
+	/*
+	 * Not dumpable while the run lasts: on the floor the payload has our
+	 * uid and could otherwise ptrace us or reach the trace through
+	 * /proc/PID/fd.
+	 */
+	(void)prctl(PR_SET_DUMPABLE, 0);
 	/* Signals cancel the run through the library, so the trace is whole. */
 	if (pipe2(cancel_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		fprintf(stderr, "cordon: pipe: %s\n", strerror(errno));

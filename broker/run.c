@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bsd/unistd.h>
@@ -353,15 +354,35 @@ apply_event(struct cordon_trace *t, struct cordon_result *r,
 	return false;
 }
 
-/* Follows the helper until TEARDOWN, EOF or a protocol error. */
+/*
+ * How long after the wall cap the broker gives the helper to finish the
+ * kill and the teardown before it stops waiting.  On the floor the payload
+ * runs as the same user and can SIGSTOP its helper; without this bound
+ * the broker would wait forever.
+ */
+#define HELPER_GRACE_MS 60000
+/* After a SIGCONT, how long it gets before it is killed. */
+#define HELPER_CONT_GRACE_MS 10000
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Follows the helper until TEARDOWN, EOF, a protocol error or deadline_ms. */
 static void
 follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
-    int sock, pid_t helper, int cancel_fd)
+    int sock, pid_t helper, int cancel_fd, int64_t deadline_ms)
 {
 	struct pollfd pfd[2];
 	struct cordon_msg m;
-	bool cancelled = false, over = false;
-	int err;
+	bool cancelled = false, continued = false, over = false;
+	int64_t left;
+	int err, n;
 
 	pfd[0].fd = sock;
 	pfd[0].events = POLLIN;
@@ -369,10 +390,35 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 	pfd[1].events = POLLIN;
 	while (!over) {
 		pfd[1].fd = cancelled ? -1 : cancel_fd;
-		if (poll(pfd, 2, -1) < 0) {
+		left = deadline_ms - mono_ms();
+		n = left <= 0 ? 0 : poll(pfd, 2, left > INT32_MAX ? INT32_MAX :
+		    (int)left);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			set_error(r, "poll failed while following the helper");
+			return;
+		}
+		if (n == 0 && mono_ms() >= deadline_ms && !continued) {
+			/*
+			 * Probably stopped (SIGSTOP from the payload): let it
+			 * run again, and it ends the run itself - the wall cap
+			 * is long past.
+			 */
+			(void)kill(helper, SIGCONT);
+			continued = true;
+			deadline_ms = mono_ms() + HELPER_CONT_GRACE_MS;
+			pending_add(p, "error", strdup("the helper had not ended "
+			    "the run by the wall cap plus a grace period; sent "
+			    "SIGCONT"));
+			continue;
+		}
+		if (n == 0 && mono_ms() >= deadline_ms) {
+			/* Stuck: kill it; recover() reclaims its workdir. */
+			(void)kill(helper, SIGKILL);
+			r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+			set_error(r, "the helper did not end the run in time and "
+			    "was killed");
 			return;
 		}
 		if (pfd[1].revents != 0) {
@@ -476,7 +522,8 @@ cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
 		if ((err = send_request(sock, cfg, base, r, envp, envc)) < 0)
 			pending_add(&p, "error", xfmt("sending the request: %s",
 			    cordon_strerror(err)));
-		follow(t, r, &p, sock, pid, cfg->cancel_fd);
+		follow(t, r, &p, sock, pid, cfg->cancel_fd, mono_ms() +
+		    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS);
 		/* Closing our end tells a helper still running to stop. */
 		close(sock);
 		sock = -1;

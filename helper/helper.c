@@ -154,20 +154,33 @@ check_socket(void)
 	st.sock = CORDON_HELPER_FD;
 }
 
-/* Signals become events on one fd; none of them runs a handler. */
+/*
+ * Signals become events on one fd; none of them runs a handler.  Whatever
+ * the caller left behind is reset first: an inherited SIGCHLD = SIG_IGN
+ * would auto-reap the payload and blind the monitor.  The job-control
+ * stops are taken too (and ignored), so Ctrl-Z cannot stop the monitor
+ * while the payload, in its own session, runs on uncapped.
+ */
 static int
 setup_signals(void)
 {
+	static const int taken[] = {
+		SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN,
+		SIGTTOU,
+	};
+	struct sigaction sa;
 	sigset_t set;
-	int fd;
+	size_t i;
+	int sig, fd;
 
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL); /* fails only for KILL, STOP */
 	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		sigaddset(&set, taken[i]);
+	if (sigprocmask(SIG_SETMASK, &set, NULL) < 0)
 		die_errno("sigprocmask");
 	if ((fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		die_errno("signalfd");
@@ -182,12 +195,16 @@ run_gc(const struct request *req)
 	char err[CORDON_MAX_TEXT_LEN] = "", msg[64];
 	int base_fd = -1, n;
 
-	if (workdir_open_base(req->workdir_base, &base_fd, err,
+	if (workdir_open_base(req->workdir_base, false, &base_fd, err,
 	    sizeof(err)) < 0) {
-		send_teardown(false, err);
+		/* No base: nothing to reclaim, and nothing is created. */
+		if (errno == ENOENT)
+			send_teardown(true, "reclaimed 0 workdir(s)");
+		else
+			send_teardown(false, err);
 		return;
 	}
-	n = workdir_gc(base_fd, err, sizeof(err));
+	n = workdir_gc(base_fd, 10000, err, sizeof(err));
 	close(base_fd);
 	if (n < 0)
 		send_teardown(false, err);
@@ -202,9 +219,10 @@ sweep_quietly(const struct request *req)
 	char err[CORDON_MAX_TEXT_LEN];
 	int base_fd = -1;
 
-	if (workdir_open_base(req->workdir_base, &base_fd, err,
+	if (workdir_open_base(req->workdir_base, false, &base_fd, err,
 	    sizeof(err)) == 0) {
-		(void)workdir_gc(base_fd, err, sizeof(err));
+		/* Never wait here: a busy base is swept by a later run. */
+		(void)workdir_gc(base_fd, 0, err, sizeof(err));
 		close(base_fd);
 	}
 }

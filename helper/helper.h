@@ -60,15 +60,20 @@ struct workdir {
 	char name[CORDON_RUN_ID_LEN + 1];
 	char path[CORDON_MAX_PATH_LEN + 1];
 };
-int workdir_open_base(const char *base, int *base_fd, char *err, size_t errsz);
+/* Opens (with create, makes) the base; refuses one not private to us. */
+int workdir_open_base(const char *base, bool create, int *base_fd, char *err,
+    size_t errsz);
 int workdir_create(const char *base, const char *run_id, struct workdir *wd,
     char *err, size_t errsz);
 /* Removes the workdir and its lock; closes every fd of wd. */
 int workdir_remove(struct workdir *wd, char *err, size_t errsz);
 /* Removes dirfd/name and everything below it without following links. */
 int rmtree_at(int dirfd, const char *name, char *err, size_t errsz);
-/* Reclaims workdirs whose helper died.  Returns the count, or -1. */
-int workdir_gc(int base_fd, char *err, size_t errsz);
+/*
+ * Reclaims workdirs whose helper died, waiting at most patience_ms for the
+ * base lock.  Returns the count, or -1.
+ */
+int workdir_gc(int base_fd, int patience_ms, char *err, size_t errsz);
 
 /* floor.c */
 struct spawn {
@@ -82,11 +87,13 @@ int floor_spawn(const struct request *req, const struct workdir *wd,
 /* tree.c: every process below the helper (it is a child subreaper). */
 struct tree_sample {
 	uint64_t cpu_ns;    /* live processes plus everything reaped */
-	uint64_t mem_bytes; /* resident anonymous + shmem, summed */
+	uint64_t mem_bytes; /* resident anonymous + shmem, summed (upper bound) */
 	uint32_t nproc;
 };
 int tree_init(void);
 int tree_sample(struct tree_sample *s);
+/* Proportional (PSS) anonymous + shmem memory of the tree, in bytes. */
+uint64_t tree_pss(void);
 /* SIGKILLs every descendant and reaps until none is left. */
 int tree_kill(void);
 /* Reaps what has exited; reports the payload's status if it was reaped. */

@@ -3,9 +3,10 @@
  *
  * It waits on: the payload's pidfd (and SIGCHLD through the signalfd, for
  * orphans that need reaping), a one-shot sampling timerfd, an absolute
- * wall-clock timerfd, the signalfd (SIGTERM, SIGINT, SIGHUP, SIGQUIT) and
- * the broker socket (EOF means the broker is gone).  No signal handler
- * runs: every event is an fd.
+ * wall-clock timerfd, the signalfd (SIGTERM, SIGINT, SIGHUP, SIGQUIT end
+ * the run; SIGTSTP, SIGTTIN, SIGTTOU are ignored) and the broker socket
+ * (EOF means the broker is gone).  No signal handler runs: every event
+ * is an fd.
  *
  * Sampling is adaptive: the next sample comes no later than the earliest
  * moment any cap could be crossed - the CPU left divided by the online
@@ -157,8 +158,11 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		if (pfd[PFD_SIG].revents & POLLIN) {
 			while ((n = read(sigfd, &si, sizeof(si))) ==
 			    (ssize_t)sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD)
-					continue;
+				if (si.ssi_signo == SIGCHLD ||
+				    si.ssi_signo == SIGTSTP ||
+				    si.ssi_signo == SIGTTIN ||
+				    si.ssi_signo == SIGTTOU)
+					continue; /* reaped below; stops ignored */
 				/* Told to stop: end the run as interrupted. */
 				res->outcome = CORDON_OUTCOME_SIGNALED;
 				res->signal = (int)si.ssi_signo;
@@ -185,8 +189,16 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		}
 		if (pfd[PFD_TICK].revents & POLLIN) {
 			(void)!read(tick, &expirations, sizeof(expirations));
-			if (tree_sample(&s) < 0)
-				die("cannot walk the process tree");
+			if (tree_sample(&s) < 0) {
+				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+				(void)fmt(res->error, sizeof(res->error),
+				    "cannot measure the process tree (more than "
+				    "the monitor can track?)");
+				break;
+			}
+			/* Over by the cheap count: decide on the exact one. */
+			if (s.mem_bytes > req->limits.memory_bytes)
+				s.mem_bytes = tree_pss();
 			if (s.mem_bytes > res->max_mem)
 				res->max_mem = s.mem_bytes;
 			if (check_caps(req, &s, res))

@@ -111,35 +111,60 @@ read_small(const char *path, char *buf, size_t size)
 	return got;
 }
 
+/*
+ * Reads a whole /proc file of unknown size into a buffer that grows up to
+ * max bytes; *trunc says whether the file was larger.  Returns the length,
+ * or -1 if the file is gone or memory ran out.
+ */
+struct rbuf {
+	char *p;
+	size_t size;
+};
+
+static ssize_t
+read_grow(const char *path, struct rbuf *b, size_t max, bool *trunc)
+{
+	char *np;
+	ssize_t n;
+
+	for (;;) {
+		if (b->size == 0) {
+			if ((b->p = malloc(4096)) == NULL)
+				return -1;
+			b->size = 4096;
+		}
+		if ((n = read_small(path, b->p, b->size)) < 0)
+			return -1;
+		*trunc = (size_t)n == b->size - 1;
+		if (!*trunc || b->size >= max)
+			return n;
+		/* Possibly cut short: read again with a larger buffer. */
+		if ((np = realloc(b->p, b->size * 4)) == NULL)
+			return -1;
+		b->p = np;
+		b->size *= 4;
+	}
+}
+
 /* Appends the pids listed in one children file. */
 static int
 read_children_file(const char *path, struct pidlist *out)
 {
-	static char *buf;
-	static size_t bufsz;
+	static struct rbuf b;
 	char *p, *end;
+	bool trunc = false;
 	ssize_t n;
 	long v;
 
-	for (;;) {
-		if (bufsz == 0 && (buf = malloc(bufsz = 4096)) == NULL)
-			return -1;
-		if ((n = read_small(path, buf, bufsz)) < 0)
-			return 0; /* the process is gone: no children */
-		if ((size_t)n < bufsz - 1 || bufsz >= MAX_CHILDREN_FILE)
-			break;
-		/* Possibly cut short: read again with a larger buffer. */
-		free(buf);
-		bufsz *= 4;
-		if ((buf = malloc(bufsz)) == NULL) {
-			bufsz = 0;
-			return -1;
-		}
-	}
-	for (p = buf; *p != '\0'; p = end) {
+	if ((n = read_grow(path, &b, MAX_CHILDREN_FILE, &trunc)) < 0)
+		return errno == ENOMEM ? -1 : 0; /* gone: no children */
+	for (p = b.p; *p != '\0'; p = end) {
 		errno = 0;
 		v = strtol(p, &end, 10);
 		if (end == p)
+			break;
+		/* A number at the cut of a truncated file may be partial. */
+		if (*end == '\0' && trunc)
 			break;
 		if (errno == 0 && v > 0 && v <= INT32_MAX &&
 		    push(out, (pid_t)v) < 0)
@@ -217,20 +242,26 @@ read_stat(pid_t pid, struct procstat *ps)
 	return 0;
 }
 
-/* RssAnon + RssShmem of pid, in bytes. */
+/*
+ * RssAnon + RssShmem of pid, in bytes.  /proc/PID/status has no size
+ * bound (a user in many groups has a long Groups: line before the Rss
+ * lines), so it is read whole.  A zombie has no Rss lines: 0.
+ */
 static uint64_t
 read_mem(pid_t pid)
 {
-	char path[64], buf[4096], *p;
-	uint64_t total = 0;
 	static const char *const keys[] = { "\nRssAnon:", "\nRssShmem:" };
+	static struct rbuf b;
+	char path[64], *p;
+	uint64_t total = 0;
+	bool trunc = false;
 	size_t i;
 
 	if (!fmt(path, sizeof(path), "/proc/%d/status", pid) ||
-	    read_small(path, buf, sizeof(buf)) <= 0)
+	    read_grow(path, &b, MAX_CHILDREN_FILE, &trunc) <= 0)
 		return 0;
 	for (i = 0; i < 2; i++)
-		if ((p = strstr(buf, keys[i])) != NULL)
+		if ((p = strstr(b.p, keys[i])) != NULL)
 			total += strtoull(p + strlen(keys[i]), NULL, 10) * 1024;
 	return total;
 }
@@ -247,7 +278,12 @@ tree_reaped_cpu_ns(void)
 	    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
-/* Every descendant, breadth first; with s != NULL also measured. */
+/*
+ * Every descendant, breadth first; with s != NULL also measured.  On an
+ * error (out of memory, more than MAX_TREE processes) the walk goes on
+ * with what it has, so a kill still reaches everything it could list,
+ * and returns -1.
+ */
 static int
 walk(struct pidlist *l, struct tree_sample *s)
 {
@@ -255,10 +291,11 @@ walk(struct pidlist *l, struct tree_sample *s)
 	uint64_t ticks = 0, mem = 0;
 	uint32_t nproc = 0;
 	size_t i;
+	int r = 0;
 
 	l->n = 0;
 	if (read_children(self, 1, l) < 0)
-		return -1;
+		r = -1;
 	for (i = 0; i < l->n; i++) {
 		if (read_stat(l->v[i], &ps) < 0)
 			continue; /* exited and reaped since it was listed */
@@ -267,14 +304,46 @@ walk(struct pidlist *l, struct tree_sample *s)
 		if (s != NULL)
 			mem += read_mem(l->v[i]);
 		if (read_children(l->v[i], ps.nthreads, l) < 0)
-			return -1;
+			r = -1;
 	}
 	if (s != NULL) {
 		s->cpu_ns = ticks * ns_per_tick + tree_reaped_cpu_ns();
 		s->mem_bytes = mem;
 		s->nproc = nproc;
 	}
-	return 0;
+	return r;
+}
+
+/*
+ * Pss_Anon + Pss_Shmem over the tree: copy-on-write pages shared after a
+ * fork count once in total, not once per process.  Costlier than the
+ * status files (it walks page tables), so the monitor asks only when the
+ * cheap figure, an upper bound, is over the cap.  A process whose rollup
+ * cannot be read counts with its (larger) RSS figure.
+ */
+uint64_t
+tree_pss(void)
+{
+	static const char *const keys[] = { "\nPss_Anon:", "\nPss_Shmem:" };
+	static struct pidlist l;
+	char path[64], buf[2048], *p;
+	uint64_t total = 0;
+	size_t i, k;
+
+	(void)walk(&l, NULL);
+	for (i = 0; i < l.n; i++) {
+		if (!fmt(path, sizeof(path), "/proc/%d/smaps_rollup", l.v[i]) ||
+		    read_small(path, buf, sizeof(buf)) <= 0 ||
+		    strstr(buf, keys[0]) == NULL) {
+			total += read_mem(l.v[i]);
+			continue;
+		}
+		for (k = 0; k < 2; k++)
+			if ((p = strstr(buf, keys[k])) != NULL)
+				total += strtoull(p + strlen(keys[k]), NULL, 10) *
+				    1024;
+	}
+	return total;
 }
 
 int
@@ -344,8 +413,8 @@ tree_kill(void)
 	size_t i;
 
 	for (;;) {
-		if (walk(&l, NULL) < 0)
-			return -1;
+		/* A partial walk still kills what it found; the loop repeats. */
+		(void)walk(&l, NULL);
 		qsort(l.v, l.n, sizeof(pid_t), cmp_pid);
 		for (i = 0; i < l.n; i++)
 			kill_verified(l.v[i], &l);

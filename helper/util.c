@@ -38,11 +38,13 @@ vdie(int saved_errno, const char *f, va_list ap)
 
 		snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(saved_errno));
 	}
-	dprintf(STDERR_FILENO, "cordon-helper: %s\n", msg);
 	/* The hook may itself fail and call die(): run it at most once. */
 	die_hook = NULL;
+	/* With a hook the broker hears it (and says it); else say it here. */
 	if (hook != NULL)
 		hook(msg);
+	else
+		dprintf(STDERR_FILENO, "cordon-helper: %s\n", msg);
 	_exit(125);
 }
 

@@ -33,37 +33,44 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bsd/string.h>
 
 #include "helper.h"
 
+/* How long creating a workdir waits for a gc holding the base lock. */
+#define BASE_LOCK_PATIENCE_MS 10000
+
 static int fail(char *err, size_t errsz, const char *f, ...) PRINTF(3, 4);
 
-/* Formats the error for the caller and returns -1. */
+/* Formats the error for the caller and returns -1, errno unchanged. */
 static int
 fail(char *err, size_t errsz, const char *f, ...)
 {
+	int saved = errno;
 	va_list ap;
 
 	va_start(ap, f);
 	(void)vsnprintf(err, errsz, f, ap);
 	va_end(ap);
+	errno = saved;
 	return -1;
 }
 
 #define ERR(...) fail(err, errsz, __VA_ARGS__)
 
 int
-workdir_open_base(const char *base, int *base_fd, char *err, size_t errsz)
+workdir_open_base(const char *base, bool create, int *base_fd, char *err,
+    size_t errsz)
 {
 	struct stat st;
 	int fd;
 
 	*base_fd = -1;
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
+	if (fd < 0 && errno == ENOENT && create) {
 		/* Only the last component is created; its parent must exist. */
 		if (mkdir(base, 0700) < 0 && errno != EEXIST)
 			return ERR("cannot create workdir base %s: %s", base,
@@ -93,22 +100,34 @@ workdir_open_base(const char *base, int *base_fd, char *err, size_t errsz)
 	return 0;
 }
 
+/*
+ * Takes the base lock (shared to create, exclusive to reclaim).  Any
+ * process of the user can hold it, a payload included, so waiting is
+ * bounded: after patience_ms the caller gets an error (or, with 0, at
+ * once) instead of a run that hangs.
+ */
 static int
-lock_base(int base_fd, int how, char *err, size_t errsz)
+lock_base(int base_fd, int how, int patience_ms, char *err, size_t errsz)
 {
-	int fd;
+	struct timespec pause = { 0, 10000000 };
+	int fd, waited = 0;
 
 	fd = openat(base_fd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
 	if (fd < 0)
 		return ERR("cannot open the workdir base lock: %s",
 		    strerror(errno));
-	while (flock(fd, how) < 0) {
-		if (errno != EINTR) {
+	while (flock(fd, how | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited >= patience_ms) {
 			close(fd);
 			return ERR("cannot lock the workdir base: %s",
-			    strerror(errno));
+			    errno == EWOULDBLOCK ? "another process holds "
+			    ".lock" : strerror(errno));
 		}
+		nanosleep(&pause, NULL);
+		waited += 10;
 	}
 	return fd;
 }
@@ -130,9 +149,10 @@ workdir_create(const char *base, const char *run_id, struct workdir *wd,
 	if (!fmt(wd->path, sizeof(wd->path), "%s/%s", base, run_id) ||
 	    !fmt(lockname, sizeof(lockname), "%s.lock", run_id))
 		return ERR("workdir path too long");
-	if (workdir_open_base(base, &wd->base_fd, err, errsz) < 0)
+	if (workdir_open_base(base, true, &wd->base_fd, err, errsz) < 0)
 		return -1;
-	if ((guard = lock_base(wd->base_fd, LOCK_SH, err, errsz)) < 0)
+	if ((guard = lock_base(wd->base_fd, LOCK_SH, BASE_LOCK_PATIENCE_MS, err,
+	    errsz)) < 0)
 		goto out;
 	wd->lock_fd = openat(wd->base_fd, lockname,
 	    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -183,8 +203,23 @@ int
 workdir_remove(struct workdir *wd, char *err, size_t errsz)
 {
 	char lockname[CORDON_RUN_ID_LEN + 8];
+	struct stat held, now;
 	int r;
 
+	/*
+	 * Remove the directory we created, not whatever the name points at
+	 * now: the payload could have renamed ours away and put another (a
+	 * mount, a link to elsewhere) in its place.
+	 */
+	if (wd->fd >= 0 && (fstat(wd->fd, &held) < 0 ||
+	    fstatat(wd->base_fd, wd->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    held.st_dev != now.st_dev || held.st_ino != now.st_ino)) {
+		close(wd->fd);
+		wd->fd = -1;
+		r = ERR("workdir %s was moved or replaced during the run; "
+		    "left in place", wd->path);
+		goto out;
+	}
 	if (wd->fd >= 0)
 		close(wd->fd);
 	wd->fd = -1;
@@ -192,6 +227,7 @@ workdir_remove(struct workdir *wd, char *err, size_t errsz)
 	/* The lock goes only once the tree is gone, so gc sees a dead run. */
 	if (r == 0 && fmt(lockname, sizeof(lockname), "%s.lock", wd->name))
 		(void)unlinkat(wd->base_fd, lockname, 0);
+out:
 	close(wd->lock_fd);
 	close(wd->base_fd);
 	wd->lock_fd = wd->base_fd = -1;
@@ -445,16 +481,14 @@ out:
 }
 
 int
-workdir_gc(int base_fd, char *err, size_t errsz)
+workdir_gc(int base_fd, int patience_ms, char *err, size_t errsz)
 {
-	char lockname[CORDON_RUN_ID_LEN + 8];
-	struct stat st;
 	struct dirent *e;
 	DIR *d;
 	int guard, dfd, lfd, count = 0, r = 0;
 	size_t n;
 
-	if ((guard = lock_base(base_fd, LOCK_EX, err, errsz)) < 0)
+	if ((guard = lock_base(base_fd, LOCK_EX, patience_ms, err, errsz)) < 0)
 		return -1;
 	/* Its own open file description, so every gc lists from the start. */
 	if ((dfd = openat(base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
@@ -486,22 +520,12 @@ workdir_gc(int base_fd, char *err, size_t errsz)
 					count++;
 			}
 			close(lfd);
-		} else if (cordon_run_id_valid(e->d_name)) {
-			/*
-			 * A workdir whose lock is gone is dead as well.  readdir
-			 * may still list one the lock branch just removed.
-			 */
-			if (fstatat(base_fd, e->d_name, &st,
-			    AT_SYMLINK_NOFOLLOW) < 0 ||
-			    !fmt(lockname, sizeof(lockname), "%s.lock",
-			    e->d_name) || fstatat(base_fd, lockname, &st,
-			    AT_SYMLINK_NOFOLLOW) == 0)
-				continue;
-			if (rmtree_at(base_fd, e->d_name, err, errsz) < 0)
-				r = -1;
-			else
-				count++;
 		}
+		/*
+		 * A bare <id> without its lock is left alone: cordon creates
+		 * the lock before the workdir and removes it after, so such a
+		 * directory is not one of ours to remove.
+		 */
 	}
 	closedir(d);
 	close(guard);

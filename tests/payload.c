@@ -3,7 +3,7 @@
  * need: burn CPU, allocate, fork, daemonise, plant symlinks, report.
  *
  *   payload exit N | kill SIG | sleep S | spin S | spinfork N S
- *           alloc MB | allocfork N MB | shmalloc MB | forkn N
+ *           alloc MB | allocfork N MB | shmalloc MB | cow MB N | forkn N
  *           daemon PIDFILE | writepid FILE S | plant DIR | env | fds | cwd
  */
 #include "config.h"
@@ -135,6 +135,12 @@ main(int argc, char **argv)
 	}
 	if (strcmp(mode, "allocfork") == 0 && argc == 4) {
 		forkn(atoi(argv[2]), do_alloc, argv[3]);
+		return 0;
+	}
+	if (strcmp(mode, "cow") == 0 && argc == 4) {
+		/* One allocation, then children that share it copy-on-write. */
+		touch_alloc((size_t)atol(argv[2]), 0);
+		forkn(atoi(argv[3]), do_sleep, NULL);
 		return 0;
 	}
 	if (strcmp(mode, "forkn") == 0 && argc == 3) {

@@ -199,6 +199,23 @@ START_TEST(memory_cap_counts_shared_memory)
 }
 END_TEST
 
+START_TEST(memory_cap_counts_forked_pages_once)
+{
+	struct cmd c;
+
+	/*
+	 * 100 MiB shared copy-on-write by 8 children: 900 MiB of RSS summed,
+	 * 100 MiB really used.  An ordinary fork-heavy build must not be
+	 * killed for memory it does not have.
+	 */
+	ck_assert_int_eq(crun(&c, NULL, "--memory", "512M", "--wall", "2",
+	    "--", "cow", "100", "8", NULL), 124);
+	ck_assert_msg(json_is(c.out, "cap", "wall"), "%s", c.out);
+	assert_clean(&c);
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(wall_cap_kills_a_sleeper)
 {
 	struct cmd c;
@@ -325,6 +342,49 @@ START_TEST(only_stdio_reaches_the_payload)
 	/* The output starts with the fd list, before the JSON line. */
 	ck_assert_msg(strncmp(c.out, "0\n1\n2\n{", 7) == 0,
 	    "payload saw other fds: %s", c.out);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(inherited_sigchld_ignore_is_undone)
+{
+	struct cmd c;
+	char *argv[] = { "/usr/bin/env", "--ignore-signal=CHLD",
+	    (char *)cordon_bin(), "run", "--json", S.trace_opt, S.base_opt,
+	    "--wall", "20", "--", (char *)payload_bin(), "exit", "7", NULL };
+
+	/* SIG_IGN survives exec; the helper must still see its child exit. */
+	ck_assert_int_eq(run_cmd(&c, argv, NULL), 7);
+	ck_assert(json_is(c.out, "outcome", "exited"));
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(payload_cannot_gain_privileges)
+{
+	struct cmd c;
+	char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt, S.base_opt,
+	    "--", "/bin/sh", "-c", "grep NoNewPrivs /proc/self/status", NULL };
+
+	ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
+	ck_assert_msg(strstr(c.out, "NoNewPrivs:\t1") != NULL, "%s", c.out);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(sandbox_setup_failure_is_125)
+{
+	struct cmd c;
+	char *argv[] = { "/usr/bin/prlimit", "--nofile=64:64",
+	    (char *)cordon_bin(), "run", "--json", S.trace_opt, S.base_opt,
+	    "--nofile", "4096", "--", (char *)payload_bin(), "exit", "0", NULL };
+
+	/* A cap the sandbox cannot apply is its failure, not the payload's. */
+	ck_assert_int_eq(run_cmd(&c, argv, NULL), 125);
+	ck_assert(json_is(c.out, "outcome", "sandbox_error"));
+	ck_assert_msg(strstr(c.err, "open-files cap 4096 is above the hard "
+	    "limit 64") != NULL, "stderr: %s", c.err);
+	assert_clean(&c);
 	cmd_free(&c);
 }
 END_TEST
@@ -696,6 +756,7 @@ run_suite(void)
 	tcase_add_test(tc, cpu_cap_sums_the_tree);
 	tcase_add_test(tc, memory_cap_sums_the_tree);
 	tcase_add_test(tc, memory_cap_counts_shared_memory);
+	tcase_add_test(tc, memory_cap_counts_forked_pages_once);
 	tcase_add_test(tc, wall_cap_kills_a_sleeper);
 	tcase_add_test(tc, process_cap_kills_the_tree);
 	tcase_add_test(tc, unset_process_cap_is_not_applied);
@@ -703,6 +764,9 @@ run_suite(void)
 	tcase_add_test(tc, workdir_is_cwd_home_and_tmpdir);
 	tcase_add_test(tc, environment_is_allow_listed);
 	tcase_add_test(tc, only_stdio_reaches_the_payload);
+	tcase_add_test(tc, inherited_sigchld_ignore_is_undone);
+	tcase_add_test(tc, payload_cannot_gain_privileges);
+	tcase_add_test(tc, sandbox_setup_failure_is_125);
 	tcase_add_test(tc, missing_command_is_127);
 	tcase_add_test(tc, non_executable_is_126);
 	tcase_add_test(tc, bad_flags_are_refused);

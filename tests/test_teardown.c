@@ -850,7 +850,7 @@ check_refused(const char *base, int dfd, const char *name, int entries)
 	    "message does not name the base %s: %s", base, err);
 	ck_assert(wd.base_fd == -1 && wd.lock_fd == -1 && wd.fd == -1);
 	err[0] = '\0';
-	ck_assert_int_eq(workdir_open_base(base, &base_fd, err, sizeof(err)),
+	ck_assert_int_eq(workdir_open_base(base, true, &base_fd, err, sizeof(err)),
 	    -1);
 	ck_assert_int_eq(base_fd, -1);
 	ck_assert_msg(strstr(err, base) != NULL,
@@ -1097,7 +1097,7 @@ open_base(const struct scratch *s, char *base, size_t size)
 	int fd;
 
 	base_path(s, base, size);
-	ck_assert_msg(workdir_open_base(base, &fd, err, sizeof(err)) == 0,
+	ck_assert_msg(workdir_open_base(base, true, &fd, err, sizeof(err)) == 0,
 	    "workdir_open_base: %s", err);
 	return fd;
 }
@@ -1146,12 +1146,13 @@ START_TEST(test_gc_reclaims_only_the_dead)
 		ck_assert(put_file(bfd, unrelated_files[i], "mine"));
 
 	fds = count_fds();
-	ck_assert_int_eq(workdir_gc(bfd, err, sizeof(err)), 2);
+	ck_assert_int_eq(workdir_gc(bfd, 0, err, sizeof(err)), 1);
 	ck_assert_int_eq(count_fds(), fds);
 	ck_assert(!exists_at(bfd, dead));
 	ck_assert(fmt(name, sizeof(name), "%s.lock", dead));
 	ck_assert(!exists_at(bfd, name));
-	ck_assert(!exists_at(bfd, bare));
+	/* No lock file: cordon never leaves one so, so it is not ours. */
+	ck_assert(exists_at(bfd, bare));
 	/* The live run is untouched, down to its unreadable subdirectory. */
 	ck_assert(exists_at(bfd, live));
 	ck_assert(fmt(name, sizeof(name), "%s.lock", live));
@@ -1175,7 +1176,7 @@ START_TEST(test_gc_reclaims_only_the_dead)
 	release_lock(&h);
 	close(bfd);
 	bfd = open_base(&s, base, sizeof(base));
-	ck_assert_int_eq(workdir_gc(bfd, err, sizeof(err)), 1);
+	ck_assert_int_eq(workdir_gc(bfd, 0, err, sizeof(err)), 1);
 	ck_assert(!exists_at(bfd, live));
 	ck_assert(fmt(name, sizeof(name), "%s.lock", live));
 	ck_assert(!exists_at(bfd, name));
@@ -1202,7 +1203,7 @@ START_TEST(test_gc_count_is_exact)
 		make_id(id, sizeof(id), 100 + i);
 		make_dead(bfd, id, true);
 	}
-	ck_assert_int_eq(workdir_gc(bfd, err, sizeof(err)), 16);
+	ck_assert_int_eq(workdir_gc(bfd, 0, err, sizeof(err)), 16);
 	ck_assert_int_eq(count_entries(bfd, "."), 1); /* just .lock */
 	close(bfd);
 	close(s.fd);
@@ -1218,11 +1219,11 @@ START_TEST(test_gc_twice_on_one_fd)
 	scratch_new(&s);
 	bfd = open_base(&s, base, sizeof(base));
 	make_id(id, sizeof(id), 1);
-	make_dead(bfd, id, false);
-	ck_assert_int_eq(workdir_gc(bfd, err, sizeof(err)), 1);
+	make_dead(bfd, id, true);
+	ck_assert_int_eq(workdir_gc(bfd, 0, err, sizeof(err)), 1);
 	make_id(id, sizeof(id), 2);
-	make_dead(bfd, id, false);
-	ck_assert_int_eq(workdir_gc(bfd, err, sizeof(err)), 1);
+	make_dead(bfd, id, true);
+	ck_assert_int_eq(workdir_gc(bfd, 0, err, sizeof(err)), 1);
 	ck_assert_msg(!exists_at(bfd, id),
 	    "second gc on the same base fd did not see a dead workdir");
 	close(bfd);
@@ -1255,9 +1256,9 @@ START_TEST(test_gc_does_not_follow_links)
 	ck_assert(fmt(target, sizeof(target), "%s/outside-file", s.path));
 	ck_assert(symlinkat(target, bfd, name) == 0);
 
-	/* At least a and b; the exact count is test_gc_count_is_exact's. */
-	ck_assert_int_ge(workdir_gc(bfd, err, sizeof(err)), 2);
-	ck_assert(!exists_at(bfd, a));
+	/* b only: a has no lock, so it is not ours to touch. */
+	ck_assert_int_eq(workdir_gc(bfd, 0, err, sizeof(err)), 1);
+	ck_assert(exists_at(bfd, a));
 	ck_assert(fmt(name, sizeof(name), "%s.lock", b));
 	ck_assert(!exists_at(bfd, name));
 	ck_assert(exists_at(bfd, c));
@@ -1282,11 +1283,11 @@ START_TEST(test_gc_spares_our_own_live_run)
 	    "%s", err);
 	ck_assert(put_file(wd.fd, "work", "x"));
 	bfd = open_base(&s, base, sizeof(base));
-	ck_assert_int_eq(workdir_gc(bfd, err, sizeof(err)), 0);
+	ck_assert_int_eq(workdir_gc(bfd, 0, err, sizeof(err)), 0);
 	ck_assert(file_is(wd.fd, "work", "x"));
 	ck_assert(exists_at(bfd, id));
 	ck_assert_msg(workdir_remove(&wd, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_int_eq(workdir_gc(bfd, err, sizeof(err)), 0);
+	ck_assert_int_eq(workdir_gc(bfd, 0, err, sizeof(err)), 0);
 	close(bfd);
 	close(s.fd);
 }
