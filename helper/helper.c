@@ -228,33 +228,57 @@ sweep_quietly(const struct request *req)
 }
 
 /*
- * Picks the backend.  Only the floor exists in this build, so a request
- * for another one is refused by name rather than quietly degraded.
+ * Starts the payload on the strongest backend that really builds, and
+ * describes it in m (a BACKEND event).  The attempt is the probe: auto
+ * tries linux-ns and, if the namespaces cannot be built, degrades to the
+ * floor with the reason; a backend asked for by name never degrades.
+ * Returns -1 with err when nothing could be started.
  */
 static int
-select_backend(const struct request *req, struct cordon_msg *m, char *err,
-    size_t errsz)
+start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
+    char *reason, size_t reasonsz, char *err, size_t errsz)
 {
+	enum cordon_backend_id b = req->backend;
 	uint32_t applied;
 
-	if (req->backend != CORDON_BACKEND_AUTO &&
-	    req->backend != CORDON_BACKEND_FLOOR) {
-		(void)fmt(err, errsz, "backend %s is not available: this "
-		    "build of cordon-helper has only the floor backend",
-		    cordon_backend_name(req->backend));
+	if (b == CORDON_BACKEND_LANDLOCK) {
+		(void)fmt(err, errsz, "backend landlock is not available: not "
+		    "in this build of cordon-helper");
 		return -1;
 	}
+	if (b == CORDON_BACKEND_AUTO || b == CORDON_BACKEND_LINUX_NS) {
+		spawn_set_home(req, "/work");
+		if (ns_spawn(req, &st.wd, sp, err, errsz) == 0) {
+			(void)fmt(reason, reasonsz, "%s", b == CORDON_BACKEND_AUTO ?
+			    "user namespaces available" : "requested");
+			b = CORDON_BACKEND_LINUX_NS;
+			goto started;
+		}
+		if (b == CORDON_BACKEND_LINUX_NS)
+			return -1; /* fail closed: never a silent downgrade */
+		(void)fmt(reason, reasonsz, "linux-ns unavailable: %s", err);
+	} else {
+		(void)fmt(reason, reasonsz, "requested");
+	}
+	spawn_set_home(req, st.wd.path);
+	if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
+		return -1;
+	b = CORDON_BACKEND_FLOOR;
+started:
 	applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
 	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
+	/* The monitor enforces a process cap on every backend. */
 	if (req->limits.nproc != 0)
 		applied |= 1U << CORDON_CAP_NPROC;
-	/* The floor has no network boundary: CORDON_CAP_NETWORK stays 0. */
+	/* Only a network namespace isolates; the floor has none. */
+	if (b == CORDON_BACKEND_LINUX_NS &&
+	    (req->flags & CORDON_REQ_NETWORK) == 0)
+		applied |= 1U << CORDON_CAP_NETWORK;
 	memset(m, 0, sizeof(*m));
 	m->type = CORDON_MSG_BACKEND;
-	m->u.backend.backend = CORDON_BACKEND_FLOOR;
+	m->u.backend.backend = (uint8_t)b;
 	m->u.backend.applied = applied;
-	m->u.backend.reason = req->backend == CORDON_BACKEND_FLOOR ?
-	    "requested" : "the only backend in this build";
+	m->u.backend.reason = reason;
 	return 0;
 }
 
@@ -288,7 +312,7 @@ report_end(const struct monitor_result *res)
 int
 main(int argc, char **argv)
 {
-	char err[CORDON_MAX_TEXT_LEN] = "";
+	char err[CORDON_MAX_TEXT_LEN] = "", reason[CORDON_MAX_TEXT_LEN] = "";
 	struct monitor_result res;
 	struct request req;
 	struct spawn sp;
@@ -329,19 +353,18 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	if (select_backend(&req, &m, err, sizeof(err)) < 0)
-		die("%s", err);
-	send_msg(&m);
-
 	if (workdir_create(req.workdir_base, req.run_id, &st.wd, err,
 	    sizeof(err)) < 0)
 		die("%s", err);
 	st.have_workdir = true;
 
 	start = now_ns();
-	if (floor_spawn(&req, &st.wd, &sp, err, sizeof(err)) < 0)
-		die("cannot start the payload: %s", err);
+	if (start_payload(&req, &sp, &m, reason, sizeof(reason), err,
+	    sizeof(err)) < 0)
+		die("backend %s is not available: %s",
+		    cordon_backend_name(req.backend), err);
 	st.spawned = true;
+	send_msg(&m);
 
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_CREATED;
@@ -353,6 +376,8 @@ main(int argc, char **argv)
 	st.spawned = false; /* monitor_run killed and reaped the tree */
 	if (sp.pidfd >= 0)
 		close(sp.pidfd);
+	if (sp.status_fd >= 0)
+		close(sp.status_fd);
 	report_end(&res);
 	cleanup();
 	if (!res.broker_gone)

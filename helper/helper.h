@@ -75,14 +75,50 @@ int rmtree_at(int dirfd, const char *name, char *err, size_t errsz);
  */
 int workdir_gc(int base_fd, int patience_ms, char *err, size_t errsz);
 
-/* floor.c */
+/* spawn.c: shared by the backends on the way to execve. */
+extern char **environ;
+
 struct spawn {
-	pid_t pid;
+	pid_t pid;          /* the helper's child: payload, or linux-ns init */
 	int pidfd;          /* -1 where pidfd_open is missing */
+	int status_fd;      /* linux-ns: the init reports the payload's status */
 	int exec_errno;     /* 0 if execve succeeded */
+	bool nproc_rlimit;  /* RLIMIT_NPROC set per namespace */
 };
+
+/* What a child was doing when it failed before execve. */
+enum spawn_stage {
+	SPAWN_EXEC, SPAWN_SETSID, SPAWN_NNP, SPAWN_PDEATHSIG, SPAWN_CHDIR,
+	SPAWN_RLIMIT, SPAWN_IDS, SPAWN_MOUNT_PRIVATE, SPAWN_SYSTEM_DIRS,
+	SPAWN_WORKDIR, SPAWN_ROOT, SPAWN_PROC, SPAWN_TMP, SPAWN_DEV,
+	SPAWN_DEVPTS, SPAWN_PIVOT, SPAWN_HOSTNAME, SPAWN_LOOPBACK, SPAWN_FORK,
+	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_MAX_
+};
+
+/* HOME and TMPDIR of the payload: its workdir as it will see it. */
+void spawn_set_home(struct request *req, const char *dir);
+/* Refuses caps that cannot be applied (an open-files cap over our hard limit). */
+int spawn_check_limits(const struct request *req, char *err, size_t errsz);
+/* RLIMIT_CPU backstop, RLIMIT_NOFILE, no core dumps; in the child. */
+int spawn_rlimits(const struct request *req);
+/* In a child: reports (stage, errno) on fd and _exits (126, or 127). */
+NORETURN void spawn_fail(int fd, enum spawn_stage stage);
+/*
+ * In the helper: waits on the error pipe.  0 when execve ran or failed in
+ * the command's way (sp->exec_errno); -1 with err for a sandbox failure.
+ */
+int spawn_wait_exec(int fd, struct spawn *sp, char *err, size_t errsz);
+
+/* floor.c */
 int floor_spawn(const struct request *req, const struct workdir *wd,
     struct spawn *sp, char *err, size_t errsz);
+
+/* ns.c */
+int ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
+    char *err, size_t errsz);
+
+/* seccomp.c: the baseline filter, loaded by the payload before execve. */
+int seccomp_baseline(void);
 
 /* tree.c: every process below the helper (it is a child subreaper). */
 struct tree_sample {
@@ -91,7 +127,8 @@ struct tree_sample {
 	uint32_t nproc;
 };
 int tree_init(void);
-int tree_sample(struct tree_sample *s);
+/* has_init: the first process is the linux-ns init, not the payload's. */
+int tree_sample(struct tree_sample *s, bool has_init);
 /* Proportional (PSS) anonymous + shmem memory of the tree, in bytes. */
 uint64_t tree_pss(void);
 /* SIGKILLs every descendant and reaps until none is left. */

@@ -89,6 +89,7 @@ check_caps(const struct request *req, const struct tree_sample *s,
 		set_cap(res, CORDON_CAP_MEMORY, s->mem_bytes,
 		    req->limits.memory_bytes);
 	else if (req->limits.nproc != 0 && s->nproc > req->limits.nproc)
+		/* Past the cap: killed, never left stalled at the limit. */
 		set_cap(res, CORDON_CAP_NPROC, s->nproc, req->limits.nproc);
 	else
 		return false;
@@ -179,7 +180,18 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		if (done) {
 			/* Its last CPU use is in the reaped total now. */
 			s.cpu_ns = tree_reaped_cpu_ns();
-			payload_outcome(req, sp, status, res);
+			if (sp->status_fd < 0) {
+				payload_outcome(req, sp, status, res);
+			} else if (read(sp->status_fd, &status, sizeof(status)) ==
+			    (ssize_t)sizeof(status)) {
+				/* linux-ns: the init passed the payload's status on. */
+				payload_outcome(req, sp, status, res);
+			} else {
+				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+				(void)fmt(res->error, sizeof(res->error),
+				    "the sandbox's init ended without the "
+				    "payload's status");
+			}
 			break;
 		}
 		if (pfd[PFD_WALL].revents & POLLIN) {
@@ -189,7 +201,7 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		}
 		if (pfd[PFD_TICK].revents & POLLIN) {
 			(void)!read(tick, &expirations, sizeof(expirations));
-			if (tree_sample(&s) < 0) {
+			if (tree_sample(&s, sp->status_fd >= 0) < 0) {
 				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 				(void)fmt(res->error, sizeof(res->error),
 				    "cannot measure the process tree (more than "

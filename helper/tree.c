@@ -347,11 +347,15 @@ tree_pss(void)
 }
 
 int
-tree_sample(struct tree_sample *s)
+tree_sample(struct tree_sample *s, bool has_init)
 {
 	static struct pidlist l;
+	int r = walk(&l, s);
 
-	return walk(&l, s);
+	/* linux-ns: our own init is not one of the payload's processes. */
+	if (has_init && s->nproc > 0)
+		s->nproc--;
+	return r;
 }
 
 void

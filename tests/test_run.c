@@ -1,5 +1,6 @@
 /*
- * test_run.c - end-to-end: the real cordon and cordon-helper on the floor.
+ * test_run.c - end-to-end: the real cordon and cordon-helper on the floor
+ * (test_ns.c has the linux-ns backend's own).
  *
  * Each test runs `cordon run --json` with a scratch trace and workdir base
  * and checks what a user relies on: the exit status, the result record,
@@ -57,6 +58,8 @@ crun(struct cmd *c, char *const env[], ...)
 	argv[n++] = "--json";
 	argv[n++] = S.trace_opt;
 	argv[n++] = S.base_opt;
+	/* Unless a test says otherwise: these are the floor's tests. */
+	argv[n++] = "--backend=floor";
 	va_start(ap, env);
 	while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 2) {
 		argv[n++] = (char *)a;
@@ -351,7 +354,8 @@ START_TEST(inherited_sigchld_ignore_is_undone)
 	struct cmd c;
 	char *argv[] = { "/usr/bin/env", "--ignore-signal=CHLD",
 	    (char *)cordon_bin(), "run", "--json", S.trace_opt, S.base_opt,
-	    "--wall", "20", "--", (char *)payload_bin(), "exit", "7", NULL };
+	    "--backend=floor", "--wall", "20", "--", (char *)payload_bin(),
+	    "exit", "7", NULL };
 
 	/* SIG_IGN survives exec; the helper must still see its child exit. */
 	ck_assert_int_eq(run_cmd(&c, argv, NULL), 7);
@@ -364,7 +368,8 @@ START_TEST(payload_cannot_gain_privileges)
 {
 	struct cmd c;
 	char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt, S.base_opt,
-	    "--", "/bin/sh", "-c", "grep NoNewPrivs /proc/self/status", NULL };
+	    "--backend=floor", "--", "/bin/sh", "-c",
+	    "grep NoNewPrivs /proc/self/status", NULL };
 
 	ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
 	ck_assert_msg(strstr(c.out, "NoNewPrivs:\t1") != NULL, "%s", c.out);
@@ -377,7 +382,8 @@ START_TEST(sandbox_setup_failure_is_125)
 	struct cmd c;
 	char *argv[] = { "/usr/bin/prlimit", "--nofile=64:64",
 	    (char *)cordon_bin(), "run", "--json", S.trace_opt, S.base_opt,
-	    "--nofile", "4096", "--", (char *)payload_bin(), "exit", "0", NULL };
+	    "--backend=floor", "--nofile", "4096", "--", (char *)payload_bin(),
+	    "exit", "0", NULL };
 
 	/* A cap the sandbox cannot apply is its failure, not the payload's. */
 	ck_assert_int_eq(run_cmd(&c, argv, NULL), 125);
@@ -393,7 +399,8 @@ START_TEST(missing_command_is_127)
 {
 	struct cmd c;
 	char *argv[] = { (char *)cordon_bin(), "run", "--json", S.trace_opt,
-	    S.base_opt, "--", "/nonexistent/cordon-no-such-command", NULL };
+	    S.base_opt, "--backend=floor", "--",
+	    "/nonexistent/cordon-no-such-command", NULL };
 
 	ck_assert_int_eq(run_cmd(&c, argv, NULL), 127);
 	ck_assert(json_is(c.out, "outcome", "exited"));
@@ -416,7 +423,8 @@ START_TEST(non_executable_is_126)
 	close(fd);
 	{
 		char *argv[] = { (char *)cordon_bin(), "run", "--json",
-		    S.trace_opt, S.base_opt, "--", file, NULL };
+		    S.trace_opt, S.base_opt, "--backend=floor", "--", file,
+		    NULL };
 
 		/* As root, a 0644 file is still not executable. */
 		ck_assert_int_eq(run_cmd(&c, argv, NULL), 126);
@@ -480,10 +488,10 @@ START_TEST(unavailable_backend_is_a_sandbox_error)
 	struct cmd c;
 
 	/* Asked for by name, a backend that cannot run is never faked. */
-	ck_assert_int_eq(crun(&c, NULL, "--backend", "linux-ns", "--", "exit",
+	ck_assert_int_eq(crun(&c, NULL, "--backend", "landlock", "--", "exit",
 	    "0", NULL), 125);
 	ck_assert(json_is(c.out, "outcome", "sandbox_error"));
-	ck_assert_msg(strstr(c.err, "backend linux-ns is not available") !=
+	ck_assert_msg(strstr(c.err, "backend landlock is not available") !=
 	    NULL, "stderr: %s", c.err);
 	ck_assert(json_is(c.out, "workdir_removed", "true"));
 	cmd_free(&c);
@@ -520,7 +528,8 @@ START_TEST(broker_sigkill_leaves_nothing)
 {
 	char pidfile[400];
 	char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt, S.base_opt,
-	    "--", (char *)payload_bin(), "writepid", pidfile, "600", NULL };
+	    "--backend=floor", "--", (char *)payload_bin(), "writepid", pidfile,
+	    "600", NULL };
 	struct timespec ts = { 0, 20000000 };
 	pid_t broker;
 	long pid;
@@ -561,8 +570,8 @@ START_TEST(helper_sigkill_is_reclaimed)
 {
 	char pidfile[400];
 	char *argv[] = { (char *)cordon_bin(), "run", "--json", S.trace_opt,
-	    S.base_opt, "--", (char *)payload_bin(), "writepid", pidfile, "600",
-	    NULL };
+	    S.base_opt, "--backend=floor", "--", (char *)payload_bin(),
+	    "writepid", pidfile, "600", NULL };
 	char path[96], buf[256];
 	pid_t broker;
 	long pid, helper;
@@ -715,8 +724,8 @@ START_TEST(unprivileged_chmod_000_is_removed)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		char trace[400], base[400], helper_env[450], script[600];
-		char *argv[] = { bin_c, "run", trace, base, "--", "/bin/sh", "-c",
-		    script, NULL };
+		char *argv[] = { bin_c, "run", trace, base, "--backend=floor",
+		    "--", "/bin/sh", "-c", script, NULL };
 
 		/* Not root already: run the same scenario as ourselves. */
 		if (geteuid() == 0 && (setgroups(0, NULL) < 0 ||

@@ -1,0 +1,715 @@
+/*
+ * ns.c - the linux-ns backend: user, mount, pid, net, ipc, uts and cgroup
+ * namespaces, a private root, and a minimal init as pid 1.
+ *
+ * Processes (host view):
+ *   helper  clone()s the init with every new namespace, writes its uid and
+ *           gid maps, then lets it go on (sync pipe).
+ *   init    pid 1 inside.  Takes the payload's ids, builds the private
+ *           root, sets the hostname, brings loopback up, forks the
+ *           payload, drops every capability of its own and waits.  When
+ *           the payload exits it reports the status on the status pipe
+ *           and exits, which makes the kernel kill everything left in the
+ *           pid namespace: nothing of the run can outlive its init, and
+ *           the init dies with the helper (PR_SET_PDEATHSIG).  It is not
+ *           dumpable, and signals from inside cannot kill a pid 1 that
+ *           installed no handler.
+ *   payload forked by the init: its own session, no capabilities in any
+ *           namespace (bounding, ambient, inheritable, permitted and
+ *           effective sets all empty), PR_SET_NO_NEW_PRIVS, rlimits, the
+ *           baseline seccomp filter; then execve.
+ *
+ * Why the mounts are safe: every mount is made with the fd-based mount
+ * API.  The system directories are cloned with open_tree(AT_SYMLINK_
+ * NOFOLLOW) from root-owned paths (a user cannot plant anything there);
+ * the user-controlled workdir and its base are reopened in the new mount
+ * namespace with O_NOFOLLOW and must be, by device and inode, the very
+ * directories the helper created and holds open.  Mount points are created by us inside fresh tmpfs
+ * instances nobody else can reach.  The old root is detached with
+ * pivot_root(".", ".") + umount2(MNT_DETACH), so nothing of the host is
+ * reachable but what was placed in the new root: the system directories
+ * read-only, nosuid, nodev; /work (the workdir) read-write; a fresh /proc;
+ * a minimal /dev; private tmpfs /tmp and /dev/shm sized to the memory cap.
+ *
+ * Failures before the payload's execve are reported on the error pipe as
+ * (stage, errno), as on the floor (floor.c), so the helper can degrade to
+ * the floor (auto) or fail closed (--backend linux-ns).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/securebits.h>
+
+#include <bsd/string.h>
+#include <bsd/unistd.h>
+
+#include "helper.h"
+
+#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | \
+	CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+#define NOBODY 65534
+
+/* Host directories visible read-only inside, where they exist. */
+static const char *const system_dirs[] = {
+	"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt",
+};
+
+/* Device nodes bound from the host into the private /dev. */
+static const char *const dev_nodes[] = {
+	"null", "zero", "full", "random", "urandom", "tty",
+};
+
+/* One thing to place in the new root, prepared before the root exists. */
+struct entry {
+	const char *name;
+	int tree;            /* an open_tree() clone, or -1 */
+	char link[256];      /* or a symlink target ("" if none) */
+};
+
+struct ns_ids {
+	uid_t uid;
+	gid_t gid;
+	bool drop_groups;    /* root invoked us: no supplementary groups */
+};
+
+/* Sets mount attributes on the mount fd refers to (and, if asked, below). */
+static int
+setattr(int fd, uint64_t set, bool recursive)
+{
+	struct mount_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.attr_set = set;
+	return mount_setattr(fd, "", AT_EMPTY_PATH |
+	    (recursive ? AT_RECURSIVE : 0), &a, sizeof(a));
+}
+
+/* A fresh, detached instance of a pseudo file system. */
+static int
+new_fs(const char *type, const char *const *opts, unsigned int attrs)
+{
+	int fs, mnt, e;
+
+	if ((fs = fsopen(type, FSOPEN_CLOEXEC)) < 0)
+		return -1;
+	for (; opts != NULL && opts[0] != NULL; opts += 2) {
+		if (fsconfig(fs, opts[1] != NULL ? FSCONFIG_SET_STRING :
+		    FSCONFIG_SET_FLAG, opts[0], opts[1], 0) < 0)
+			goto fail;
+	}
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		goto fail;
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	e = errno;
+	close(fs);
+	errno = e;
+	return mnt;
+fail:
+	e = errno;
+	close(fs);
+	errno = e;
+	return -1;
+}
+
+/* Places a detached mount at dirfd/name, creating the mount point. */
+static int
+place(int mnt, int dirfd, const char *name, bool is_file)
+{
+	int fd;
+
+	if (is_file) {
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	} else if (mkdirat(dirfd, name, 0755) < 0) {
+		return -1;
+	}
+	return move_mount(mnt, "", dirfd, name, MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+/* Clones the host's system directories (or recreates their symlinks). */
+static int
+clone_system(struct entry *e, size_t n)
+{
+	char path[64];
+	struct stat st;
+	ssize_t len;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		e[i].name = system_dirs[i];
+		e[i].tree = -1;
+		e[i].link[0] = '\0';
+		if (!fmt(path, sizeof(path), "/%s", system_dirs[i]))
+			return -1;
+		if (lstat(path, &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -1;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			/* Merged /usr: /bin -> usr/bin.  Root's link, copied. */
+			len = readlink(path, e[i].link, sizeof(e[i].link) - 1);
+			if (len < 0)
+				return -1;
+			e[i].link[len] = '\0';
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		e[i].tree = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+		if (e[i].tree < 0 || setattr(e[i].tree, MOUNT_ATTR_RDONLY |
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* /dev: a small tmpfs with bound nodes, a private devpts, and shm. */
+static int
+build_dev(int root, const char *tmpsize, int errfd)
+{
+	static const char *const devfs_opts[] = { "mode", "0755", "size",
+		"64k", NULL };
+	static const char *const pts_opts[] = { "newinstance", NULL,
+		"ptmxmode", "0666", "mode", "0620", NULL };
+	static const char *const links[][2] = {
+		{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+		{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+		{ "ptmx", "pts/ptmx" },
+	};
+	const char *shm_opts[] = { "mode", "1777", "size", tmpsize, NULL };
+	char path[32];
+	size_t i;
+	int dev, m;
+
+	if ((dev = new_fs("tmpfs", devfs_opts, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NOEXEC)) < 0 || place(dev, root, "dev", false) < 0)
+		spawn_fail(errfd, SPAWN_DEV);
+	for (i = 0; i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++) {
+		if (!fmt(path, sizeof(path), "/dev/%s", dev_nodes[i]))
+			spawn_fail(errfd, SPAWN_DEV);
+		m = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+		if (m < 0 && errno == ENOENT)
+			continue;
+		if (m < 0 || setattr(m, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+		    false) < 0 || place(m, dev, dev_nodes[i], true) < 0)
+			spawn_fail(errfd, SPAWN_DEV);
+		close(m);
+	}
+	if ((m = new_fs("devpts", pts_opts, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NOEXEC)) < 0 || place(m, dev, "pts", false) < 0)
+		spawn_fail(errfd, SPAWN_DEVPTS);
+	close(m);
+	if ((m = new_fs("tmpfs", shm_opts, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV)) < 0 || place(m, dev, "shm", false) < 0)
+		spawn_fail(errfd, SPAWN_DEV);
+	close(m);
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		if (symlinkat(links[i][1], dev, links[i][0]) < 0)
+			spawn_fail(errfd, SPAWN_DEV);
+	/* Nothing new can be created in /dev itself (pts, shm stay writable). */
+	if (setattr(dev, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NOEXEC, false) < 0)
+		spawn_fail(errfd, SPAWN_DEV);
+	return dev;
+}
+
+/* Opens path as a directory and checks it is the one held open as fd. */
+static int
+reopen_same(const char *path, int fd)
+{
+	struct stat want, got;
+	int nfd;
+
+	if (fstat(fd, &want) < 0 ||
+	    (nfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(nfd, &got) < 0 || got.st_dev != want.st_dev ||
+	    got.st_ino != want.st_ino) {
+		close(nfd);
+		errno = ESTALE;
+		return -1;
+	}
+	return nfd;
+}
+
+/* What build_root() prepares under the caller's ids, before the switch. */
+struct sources {
+	struct entry sys[sizeof(system_dirs) / sizeof(system_dirs[0])];
+	int work;            /* open_tree() clone of the workdir */
+	int base;            /* the workdir base, reopened in this namespace */
+};
+
+/*
+ * Clones every source before anything is covered, and while the init
+ * still has the helper's ids: root's 0700 workdir base is unreadable to
+ * the nobody the payload will be.
+ */
+static void
+gather(const struct workdir *wd, const struct request *req, struct sources *src,
+    int errfd)
+{
+	int wfd;
+
+	/* Nothing we mount may propagate back to the host. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		spawn_fail(errfd, SPAWN_MOUNT_PRIVATE);
+	if (clone_system(src->sys, sizeof(src->sys) / sizeof(src->sys[0])) < 0)
+		spawn_fail(errfd, SPAWN_SYSTEM_DIRS);
+	/*
+	 * The helper's fds name mounts of the old namespace, which mount
+	 * calls refuse; reopen both here and check they are the very same
+	 * directories (device and inode), so a path swapped in meanwhile is
+	 * never what gets mounted.
+	 */
+	if ((wfd = reopen_same(wd->path, wd->fd)) < 0)
+		spawn_fail(errfd, SPAWN_WORKDIR);
+	if ((src->base = reopen_same(req->workdir_base, wd->base_fd)) < 0)
+		spawn_fail(errfd, SPAWN_ROOT);
+	src->work = open_tree(wfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_EMPTY_PATH);
+	if (src->work < 0 || setattr(src->work, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV, false) < 0)
+		spawn_fail(errfd, SPAWN_WORKDIR);
+	close(wfd);
+}
+
+/*
+ * Builds the private root from the gathered sources and moves into it.
+ * Runs in the init, which holds every capability of the new user
+ * namespace and nothing outside, under the payload's ids (so what it
+ * creates in the new tmpfs instances has owners mapped in here).
+ */
+static void
+build_root(const struct request *req, struct sources *src, int errfd)
+{
+	static const char *const root_opts[] = { "mode", "0755", "size",
+		"64k", NULL };
+	char tmpsize[32];
+	const char *tmp_opts[] = { "mode", "1777", "size", tmpsize, NULL };
+	size_t i, nsys = sizeof(src->sys) / sizeof(src->sys[0]);
+	int root, m, dev;
+
+	/*
+	 * The new root is a tmpfs attached over the workdir base - in this
+	 * mount namespace only, and gone with pivot_root - because a move
+	 * into a detached tree is not possible on every kernel.
+	 */
+	if ((root = new_fs("tmpfs", root_opts, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV)) < 0 ||
+	    move_mount(root, "", src->base, "", MOVE_MOUNT_F_EMPTY_PATH |
+	    MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		spawn_fail(errfd, SPAWN_ROOT);
+	close(src->base);
+	for (i = 0; i < nsys; i++) {
+		if (src->sys[i].link[0] != '\0') {
+			if (symlinkat(src->sys[i].link, root, src->sys[i].name) < 0)
+				spawn_fail(errfd, SPAWN_SYSTEM_DIRS);
+		} else if (src->sys[i].tree >= 0) {
+			if (place(src->sys[i].tree, root, src->sys[i].name,
+			    false) < 0)
+				spawn_fail(errfd, SPAWN_SYSTEM_DIRS);
+			close(src->sys[i].tree);
+		}
+	}
+	if (place(src->work, root, "work", false) < 0)
+		spawn_fail(errfd, SPAWN_WORKDIR);
+	close(src->work);
+	/* proc of the new pid namespace: only the sandbox's processes. */
+	if ((m = new_fs("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+	    MOUNT_ATTR_NOEXEC)) < 0 || place(m, root, "proc", false) < 0)
+		spawn_fail(errfd, SPAWN_PROC);
+	close(m);
+	/* Private tmpfs, bounded by the memory cap: not a way around it. */
+	if (!fmt(tmpsize, sizeof(tmpsize), "%llu",
+	    (unsigned long long)req->limits.memory_bytes))
+		spawn_fail(errfd, SPAWN_TMP);
+	if ((m = new_fs("tmpfs", tmp_opts, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV)) < 0 || place(m, root, "tmp", false) < 0)
+		spawn_fail(errfd, SPAWN_TMP);
+	close(m);
+	dev = build_dev(root, tmpsize, errfd);
+	close(dev);
+	/* "/" itself read-only; /work, /tmp, /dev/shm are their own mounts. */
+	if (setattr(root, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV, false) < 0)
+		spawn_fail(errfd, SPAWN_ROOT);
+
+	/* Enter it and detach the old root entirely. */
+	if (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/work") < 0)
+		spawn_fail(errfd, SPAWN_PIVOT);
+	close(root);
+}
+
+/* Closes every fd above 2 except a and b. */
+static void
+close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		(void)close_range(3, (unsigned)lo - 1, 0);
+	if (hi > lo + 1)
+		(void)close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+	(void)close_range((unsigned)hi + 1, ~0U, 0);
+}
+
+/* Loopback up, so servers on 127.0.0.1 inside work. */
+static int
+loopback_up(void)
+{
+	struct ifreq ifr;
+	int s, r = -1;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	strlcpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name));
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		r = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+	return r;
+}
+
+/*
+ * Whether RLIMIT_NPROC counts per user namespace (kernel >= 5.14): with a
+ * soft limit of 2 in a fresh namespace (the init is 1), a child may fork
+ * once more but not twice.  On an older kernel the count is the user's
+ * across the host, and already the first fork fails.
+ */
+static bool
+nproc_is_per_ns(void)
+{
+	struct rlimit old, two;
+	pid_t a;
+	int st = 0;
+
+	if (getrlimit(RLIMIT_NPROC, &old) < 0 ||
+	    (old.rlim_max != RLIM_INFINITY && old.rlim_max < 2))
+		return false;
+	two.rlim_cur = 2;
+	two.rlim_max = old.rlim_max;
+	if (setrlimit(RLIMIT_NPROC, &two) < 0)
+		return false;
+	a = fork();
+	if (a == 0) {
+		pid_t b = fork();
+
+		if (b == 0)
+			_exit(0);
+		if (b > 0)
+			(void)waitpid(b, NULL, 0);
+		_exit(b < 0 && errno == EAGAIN ? 0 : 1);
+	}
+	(void)setrlimit(RLIMIT_NPROC, &old);
+	if (a < 0 || waitpid(a, &st, 0) != a)
+		return false;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Every capability gone, in every set; verified, never assumed. */
+static int
+drop_all_caps(void)
+{
+	cap_value_t c;
+	cap_t none, now;
+	int same;
+
+	for (c = 0; c <= CAP_LAST_CAP; c++)
+		if (CAP_IS_SUPPORTED(c) && cap_drop_bound(c) < 0)
+			return -1;
+	if (cap_reset_ambient() < 0)
+		return -1;
+	/* Not even a uid-0 exec could bring them back. */
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+	    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+	    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) <
+	    0)
+		return -1;
+	if ((none = cap_init()) == NULL)
+		return -1;
+	if (cap_set_proc(none) < 0 || (now = cap_get_proc()) == NULL) {
+		cap_free(none);
+		return -1;
+	}
+	same = cap_compare(none, now) == 0;
+	cap_free(none);
+	cap_free(now);
+	if (!same || prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN) != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+/* The payload, forked by the init: drop everything, then execve. */
+static void NORETURN
+payload(const struct request *req, int errfd, bool nproc_ns)
+{
+	struct sigaction sa;
+	struct rlimit rl;
+	sigset_t none;
+	int sig;
+
+	if (dup3(errfd, 3, O_CLOEXEC) < 0)
+		_exit(126);
+	closefrom(4);
+	if (setsid() < 0)
+		spawn_fail(3, SPAWN_SETSID);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	umask(022);
+
+	if (spawn_rlimits(req) < 0)
+		spawn_fail(3, SPAWN_RLIMIT);
+	/*
+	 * In a fresh user namespace RLIMIT_NPROC counts this namespace's
+	 * processes.  The monitor kills the tree once the payload is past
+	 * nproc; the limit makes sure a fork bomb cannot race further than
+	 * one past it in between.
+	 */
+	if (req->limits.nproc != 0 && nproc_ns) {
+		/* The init, the payload's nproc, and one over for the monitor. */
+		rl.rlim_cur = rl.rlim_max = (rlim_t)req->limits.nproc + 2;
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			spawn_fail(3, SPAWN_RLIMIT);
+	}
+	if (drop_all_caps() < 0)
+		spawn_fail(3, SPAWN_CAPS);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		spawn_fail(3, SPAWN_NNP);
+	if (seccomp_baseline() < 0)
+		spawn_fail(3, SPAWN_SECCOMP);
+	environ = req->envp;
+	execvp(req->argv[0], req->argv);
+	spawn_fail(3, SPAWN_EXEC);
+}
+
+/*
+ * pid 1: set up, fork the payload, wait, report, exit.  Signals stay
+ * blocked as the helper left them; it needs none.
+ */
+static void NORETURN
+init(const struct request *req, const struct workdir *wd,
+    const struct ns_ids *ids, int errfd, int syncfd, int statusfd)
+{
+	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
+	bool nproc_ns = false;
+	struct sources src;
+	pid_t pid, p;
+	int status = 0;
+	char go;
+
+	/* Dies with the helper; and waits for the helper's uid/gid maps. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		_exit(126);
+	if (read(syncfd, &go, 1) != 1)
+		_exit(126); /* the helper died or gave up */
+	close(syncfd);
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		spawn_fail(errfd, SPAWN_IDS);
+	gather(wd, req, &src, errfd);
+	/* Become the payload's ids, keeping this namespace's capabilities. */
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP) < 0 ||
+	    (ids->drop_groups && setgroups(0, NULL) < 0) ||
+	    setresgid(ids->gid, ids->gid, ids->gid) < 0 ||
+	    setresuid(ids->uid, ids->uid, ids->uid) < 0)
+		spawn_fail(errfd, SPAWN_IDS);
+	build_root(req, &src, errfd);
+	/* Nothing of the helper's (socket, workdir fds) stays in here. */
+	close_all_but(errfd, statusfd);
+	if (sethostname("cordon", 6) < 0)
+		spawn_fail(errfd, SPAWN_HOSTNAME);
+	if (!network && loopback_up() < 0)
+		spawn_fail(errfd, SPAWN_LOOPBACK);
+	if (req->limits.nproc != 0)
+		nproc_ns = nproc_is_per_ns();
+	/* The setup report the helper reads once the payload has started. */
+	if (write(statusfd, &(int){ nproc_ns }, sizeof(int)) != sizeof(int))
+		spawn_fail(errfd, SPAWN_IDS);
+
+	pid = fork();
+	if (pid < 0)
+		spawn_fail(errfd, SPAWN_FORK);
+	if (pid == 0)
+		payload(req, errfd, nproc_ns);
+	close(errfd);
+	/* pid 1 needs no privilege to wait. */
+	(void)drop_all_caps();
+	for (;;) {
+		p = waitpid(-1, &status, __WALL);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			_exit(126);
+		if (p == pid)
+			break;
+	}
+	(void)!write(statusfd, &status, sizeof(status));
+	_exit(0);
+}
+
+static int
+write_file(pid_t pid, const char *name, const char *text)
+{
+	char path[64];
+	ssize_t n, len = (ssize_t)strlen(text);
+	int fd;
+
+	if (!fmt(path, sizeof(path), "/proc/%d/%s", pid, name) ||
+	    (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = write(fd, text, (size_t)len);
+	close(fd);
+	return n == len ? 0 : -1;
+}
+
+/* Maps exactly one uid and one gid: the payload's, to the same ids outside. */
+static int
+write_maps(pid_t pid, const struct ns_ids *ids)
+{
+	char map[64];
+
+	/* Unprivileged: setgroups must be denied before a gid map. */
+	if (!ids->drop_groups && write_file(pid, "setgroups", "deny") < 0)
+		return -1;
+	if (!fmt(map, sizeof(map), "%u %u 1\n", (unsigned)ids->uid,
+	    (unsigned)ids->uid) || write_file(pid, "uid_map", map) < 0)
+		return -1;
+	if (!fmt(map, sizeof(map), "%u %u 1\n", (unsigned)ids->gid,
+	    (unsigned)ids->gid) || write_file(pid, "gid_map", map) < 0)
+		return -1;
+	return 0;
+}
+
+int
+ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
+    char *err, size_t errsz)
+{
+	struct ns_ids ids;
+	int flags = NS_FLAGS, ep[2] = { -1, -1 }, sync[2] = { -1, -1 };
+	int stp[2] = { -1, -1 }, r = -1;
+	pid_t pid;
+
+	sp->pid = -1;
+	sp->pidfd = -1;
+	sp->status_fd = -1;
+	sp->exec_errno = 0;
+	sp->nproc_rlimit = false;
+	/* Root invoking cordon does not make the payload root: nobody. */
+	ids.uid = getuid();
+	ids.gid = getgid();
+	ids.drop_groups = ids.uid == 0;
+	if (ids.uid == 0) {
+		ids.uid = NOBODY;
+		ids.gid = NOBODY;
+		if (fchown(wd->fd, NOBODY, NOBODY) < 0) {
+			(void)fmt(err, errsz, "cannot give the workdir to "
+			    "nobody: %s", strerror(errno));
+			return -1;
+		}
+	}
+	if ((req->flags & CORDON_REQ_NETWORK) == 0)
+		flags |= CLONE_NEWNET;
+	if (spawn_check_limits(req, err, errsz) < 0)
+		return -1;
+	if (pipe2(ep, O_CLOEXEC) < 0 || pipe2(sync, O_CLOEXEC) < 0 ||
+	    pipe2(stp, O_CLOEXEC) < 0) {
+		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	/* A raw clone: fork semantics, with every namespace new. */
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+	if (pid < 0) {
+		(void)fmt(err, errsz, "user namespaces unavailable: %s from "
+		    "clone", strerrorname_np(errno) != NULL ?
+		    strerrorname_np(errno) : strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		close(ep[0]);
+		close(sync[1]);
+		close(stp[0]);
+		init(req, wd, &ids, ep[1], sync[0], stp[1]);
+	}
+	close(ep[1]);
+	close(sync[0]);
+	close(stp[1]);
+	ep[1] = sync[0] = stp[1] = -1;
+	sp->pid = pid;
+	if (write_maps(pid, &ids) < 0) {
+		(void)fmt(err, errsz, "cannot write the uid/gid maps: %s",
+		    strerror(errno));
+		goto fail;
+	}
+	if (write(sync[1], "g", 1) != 1) {
+		(void)fmt(err, errsz, "cannot start the init: %s",
+		    strerror(errno));
+		goto fail;
+	}
+	if (spawn_wait_exec(ep[0], sp, err, errsz) < 0)
+		goto fail;
+	/* The init's setup report, written before it forked the payload. */
+	if (read(stp[0], &r, sizeof(r)) != sizeof(r)) {
+		(void)fmt(err, errsz, "the init sent no setup report");
+		goto fail;
+	}
+	sp->nproc_rlimit = r != 0;
+	sp->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	sp->status_fd = stp[0];
+	stp[0] = -1;
+	r = 0;
+	goto out;
+fail:
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, __WALL);
+	sp->pid = -1;
+	r = -1;
+out:
+	if (ep[0] >= 0)
+		close(ep[0]);
+	if (ep[1] >= 0)
+		close(ep[1]);
+	if (sync[0] >= 0)
+		close(sync[0]);
+	if (sync[1] >= 0)
+		close(sync[1]);
+	if (stp[0] >= 0)
+		close(stp[0]);
+	if (stp[1] >= 0)
+		close(stp[1]);
+	return r;
+}

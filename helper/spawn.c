@@ -1,0 +1,138 @@
+/*
+ * spawn.c - what every backend does the same way on the way to execve:
+ * the rlimits, the check that the caps can be applied at all, and the
+ * error pipe over which a child reports (stage, errno) if it fails before
+ * execve (EOF means execve succeeded: the pipe is close-on-exec).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helper.h"
+
+static const char *const stage_names[SPAWN_MAX_] = {
+	[SPAWN_EXEC] = "execve",
+	[SPAWN_SETSID] = "setsid",
+	[SPAWN_NNP] = "PR_SET_NO_NEW_PRIVS",
+	[SPAWN_PDEATHSIG] = "PR_SET_PDEATHSIG",
+	[SPAWN_CHDIR] = "entering the workdir",
+	[SPAWN_RLIMIT] = "setting the rlimits",
+	[SPAWN_IDS] = "taking the payload's uid and gid",
+	[SPAWN_MOUNT_PRIVATE] = "making the mounts private",
+	[SPAWN_SYSTEM_DIRS] = "mounting the system directories",
+	[SPAWN_WORKDIR] = "mounting the workdir",
+	[SPAWN_ROOT] = "building the new root",
+	[SPAWN_PROC] = "mounting /proc",
+	[SPAWN_TMP] = "mounting /tmp",
+	[SPAWN_DEV] = "building /dev",
+	[SPAWN_DEVPTS] = "mounting /dev/pts",
+	[SPAWN_PIVOT] = "pivot_root",
+	[SPAWN_HOSTNAME] = "setting the hostname",
+	[SPAWN_LOOPBACK] = "bringing loopback up",
+	[SPAWN_FORK] = "forking the payload",
+	[SPAWN_CAPS] = "dropping capabilities",
+	[SPAWN_SECCOMP] = "loading the seccomp filter",
+};
+
+void
+spawn_set_home(struct request *req, const char *dir)
+{
+	static char home[CORDON_MAX_PATH_LEN + 8], tmp[CORDON_MAX_PATH_LEN + 8];
+
+	/* intake.c left exactly these two slots after the envc entries. */
+	if (!fmt(home, sizeof(home), "HOME=%s", dir) ||
+	    !fmt(tmp, sizeof(tmp), "TMPDIR=%s", dir))
+		die("workdir path too long");
+	req->envp[req->envc] = home;
+	req->envp[req->envc + 1] = tmp;
+}
+
+int
+spawn_check_limits(const struct request *req, char *err, size_t errsz)
+{
+	struct rlimit nofile;
+
+	/* A cap tighter than asked would be a lie: refuse, and say why. */
+	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0) {
+		(void)fmt(err, errsz, "getrlimit: %s", strerror(errno));
+		return -1;
+	}
+	if (nofile.rlim_max != RLIM_INFINITY &&
+	    req->limits.nofile > (uint64_t)nofile.rlim_max) {
+		(void)fmt(err, errsz, "the open-files cap %llu is above the "
+		    "hard limit %llu cordon was started with",
+		    (unsigned long long)req->limits.nofile,
+		    (unsigned long long)nofile.rlim_max);
+		return -1;
+	}
+	return 0;
+}
+
+int
+spawn_rlimits(const struct request *req)
+{
+	struct rlimit rl, cpu;
+	rlim_t soft;
+
+	/*
+	 * RLIMIT_CPU is a per-process backstop just above the tree-wide cap
+	 * the monitor enforces, never above the hard limit we were given.
+	 */
+	if (getrlimit(RLIMIT_CPU, &cpu) < 0)
+		return -1;
+	soft = (rlim_t)((req->limits.cpu_ns + CORDON_NS_PER_SEC - 1) /
+	    CORDON_NS_PER_SEC) + 1;
+	if (cpu.rlim_max != RLIM_INFINITY && soft >= cpu.rlim_max) {
+		rl.rlim_cur = rl.rlim_max = cpu.rlim_max;
+	} else {
+		rl.rlim_cur = soft;
+		rl.rlim_max = soft + 1;
+	}
+	if (setrlimit(RLIMIT_CPU, &rl) < 0)
+		return -1;
+	rl.rlim_cur = rl.rlim_max = (rlim_t)req->limits.nofile;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	rl.rlim_cur = rl.rlim_max = 0;
+	return setrlimit(RLIMIT_CORE, &rl);
+}
+
+void
+spawn_fail(int fd, enum spawn_stage stage)
+{
+	int msg[2] = { (int)stage, errno };
+
+	(void)!write(fd, msg, sizeof(msg));
+	_exit(stage == SPAWN_EXEC && (msg[1] == ENOENT || msg[1] == ENOTDIR) ?
+	    127 : 126);
+}
+
+int
+spawn_wait_exec(int fd, struct spawn *sp, char *err, size_t errsz)
+{
+	int msg[2] = { 0, 0 };
+	ssize_t got;
+
+	do {
+		got = read(fd, msg, sizeof(msg));
+	} while (got < 0 && errno == EINTR);
+	if (got == 0)
+		return 0;
+	if (got == (ssize_t)sizeof(msg) && msg[0] == SPAWN_EXEC) {
+		/* The command's fault, not ours: reported as 126 or 127. */
+		sp->exec_errno = msg[1] != 0 ? msg[1] : EIO;
+		return 0;
+	}
+	/* The sandbox could not be set up: a sandbox error. */
+	(void)fmt(err, errsz, "%s failed: %s",
+	    got == (ssize_t)sizeof(msg) && msg[0] > 0 && msg[0] < SPAWN_MAX_ ?
+	    stage_names[msg[0]] : "preparing the payload",
+	    got == (ssize_t)sizeof(msg) ? strerror(msg[1]) :
+	    "no report from the child");
+	return -1;
+}
