@@ -155,8 +155,9 @@ request_free(struct request *req)
 	if (req->argv != NULL)
 		for (i = 0; req->argv[i] != NULL; i++)
 			free(req->argv[i]);
+	/* Only the received entries: HOME and TMPDIR after them are static. */
 	if (req->envp != NULL)
-		for (i = 0; req->envp[i] != NULL; i++)
+		for (i = 0; i < req->envc; i++)
 			free(req->envp[i]);
 	free(req->argv);
 	free(req->envp);

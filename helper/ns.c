@@ -533,8 +533,14 @@ init(const struct request *req, const struct workdir *wd,
 	int status = 0;
 	char go;
 
-	/* Dies with the helper; and waits for the helper's uid/gid maps. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+	/*
+	 * Dies with the helper; and waits for the helper's uid/gid maps.  An
+	 * unprivileged helper can only write them while our /proc files are
+	 * its own, i.e. while we are dumpable: for this short window, before
+	 * any code but ours runs here, we are.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 1) < 0 || write(syncfd, "r", 1) != 1)
 		_exit(126);
 	if (read(syncfd, &go, 1) != 1)
 		_exit(126); /* the helper died or gave up */
@@ -582,6 +588,26 @@ init(const struct request *req, const struct workdir *wd,
 	_exit(0);
 }
 
+/* True in the host's own user namespace, where uid 0 is real root. */
+static bool
+in_initial_userns(void)
+{
+	char buf[128];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC)) < 0)
+		return true; /* no user namespaces at all */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* The initial namespace maps everything: "0 0 4294967295". */
+	return strstr(buf, " 0 ") != NULL && strstr(buf, "4294967295") != NULL &&
+	    strtoul(buf, NULL, 10) == 0;
+}
+
 static int
 write_file(pid_t pid, const char *name, const char *text)
 {
@@ -622,6 +648,7 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 	struct ns_ids ids;
 	int flags = NS_FLAGS, ep[2] = { -1, -1 }, sync[2] = { -1, -1 };
 	int stp[2] = { -1, -1 }, r = -1;
+	char ready;
 	pid_t pid;
 
 	sp->pid = -1;
@@ -629,11 +656,15 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 	sp->status_fd = -1;
 	sp->exec_errno = 0;
 	sp->nproc_rlimit = false;
-	/* Root invoking cordon does not make the payload root: nobody. */
+	/*
+	 * Root invoking cordon does not make the payload root: nobody.  (Uid
+	 * 0 in a user namespace of someone else's is not root, and there
+	 * nobody may not even be mapped: then the ids stay as they are.)
+	 */
 	ids.uid = getuid();
 	ids.gid = getgid();
-	ids.drop_groups = ids.uid == 0;
-	if (ids.uid == 0) {
+	ids.drop_groups = ids.uid == 0 && in_initial_userns();
+	if (ids.drop_groups) {
 		ids.uid = NOBODY;
 		ids.gid = NOBODY;
 		if (fchown(wd->fd, NOBODY, NOBODY) < 0) {
@@ -646,8 +677,9 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 		flags |= CLONE_NEWNET;
 	if (spawn_check_limits(req, err, errsz) < 0)
 		return -1;
-	if (pipe2(ep, O_CLOEXEC) < 0 || pipe2(sync, O_CLOEXEC) < 0 ||
-	    pipe2(stp, O_CLOEXEC) < 0) {
+	/* sync is two-way: "r" (ready for the maps), then "g" (go on). */
+	if (pipe2(ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM |
+	    SOCK_CLOEXEC, 0, sync) < 0 || pipe2(stp, O_CLOEXEC) < 0) {
 		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
 		goto out;
 	}
@@ -670,6 +702,10 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 	close(stp[1]);
 	ep[1] = sync[0] = stp[1] = -1;
 	sp->pid = pid;
+	if (read(sync[1], &ready, 1) != 1) {
+		(void)fmt(err, errsz, "the init did not start");
+		goto fail;
+	}
 	if (write_maps(pid, &ids) < 0) {
 		(void)fmt(err, errsz, "cannot write the uid/gid maps: %s",
 		    strerror(errno));

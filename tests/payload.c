@@ -5,17 +5,23 @@
  *   payload exit N | kill SIG | sleep S | spin S | spinfork N S
  *           alloc MB | allocfork N MB | shmalloc MB | cow MB N | forkn N
  *           daemon PIDFILE | writepid FILE S | plant DIR | env | fds | cwd
+ *           connect IP PORT | uconnect NAME | selfserve | forkbomb | killall
  */
 #include "config.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -195,6 +201,82 @@ main(int argc, char **argv)
 			perror("plant");
 			return 2;
 		}
+		return 0;
+	}
+	if (strcmp(mode, "connect") == 0 && argc == 4) {
+		struct sockaddr_in sin;
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)atoi(argv[3]));
+		if (fd < 0 || inet_pton(AF_INET, argv[2], &sin.sin_addr) != 1)
+			return 2;
+		if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+			printf("connect: %s\n", strerror(errno));
+			return 1;
+		}
+		printf("connected\n");
+		return 0;
+	}
+	if (strcmp(mode, "uconnect") == 0 && argc == 3) {
+		struct sockaddr_un sun;
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		socklen_t len;
+
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		/* Abstract: a leading NUL, then the name. */
+		strncpy(sun.sun_path + 1, argv[2], sizeof(sun.sun_path) - 2);
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+		    strlen(argv[2]));
+		if (fd < 0)
+			return 2;
+		if (connect(fd, (struct sockaddr *)&sun, len) < 0) {
+			printf("uconnect: %s\n", strerror(errno));
+			return 1;
+		}
+		printf("connected\n");
+		return 0;
+	}
+	if (strcmp(mode, "selfserve") == 0) {
+		/* A server on 127.0.0.1 and a client of it, in one process. */
+		struct sockaddr_in sin;
+		socklen_t len = sizeof(sin);
+		int l = socket(AF_INET, SOCK_STREAM, 0), c, a;
+		char b = 0;
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (l < 0 || bind(l, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+		    listen(l, 1) < 0 ||
+		    getsockname(l, (struct sockaddr *)&sin, &len) < 0 ||
+		    (c = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+		    connect(c, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+		    (a = accept(l, NULL, NULL)) < 0 || write(c, "x", 1) != 1 ||
+		    read(a, &b, 1) != 1 || b != 'x') {
+			printf("selfserve: %s\n", strerror(errno));
+			return 1;
+		}
+		printf("served\n");
+		return 0;
+	}
+	if (strcmp(mode, "forkbomb") == 0) {
+		for (;;)
+			if (fork() < 0)
+				usleep(1000);
+	}
+	if (strcmp(mode, "killall") == 0) {
+		/* Everything this process may signal but itself: a sleeper. */
+		if (fork() == 0) {
+			pause();
+			_exit(0);
+		}
+		usleep(100000);
+		printf("kill -1: %d\n", kill(-1, SIGKILL));
+		fflush(stdout);
+		sleep(1);
 		return 0;
 	}
 	if (strcmp(mode, "env") == 0) {

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -91,7 +92,21 @@ drain(int fd)
 int
 run_cmd(struct cmd *c, char *const argv[], char *const extra_env[])
 {
-	int out[2], err[2], status = 0, i;
+	return run_cmd_in(c, argv, extra_env, NULL);
+}
+
+int
+run_cmd_in(struct cmd *c, char *const argv[], char *const extra_env[],
+    const char *stdin_path)
+{
+	return run_cmd_as(c, argv, extra_env, stdin_path, -1);
+}
+
+int
+run_cmd_as(struct cmd *c, char *const argv[], char *const extra_env[],
+    const char *stdin_path, int uid)
+{
+	int out[2], err[2], status = 0, i, fd;
 	pid_t pid;
 	FILE *tmp;
 
@@ -104,10 +119,21 @@ run_cmd(struct cmd *c, char *const argv[], char *const extra_env[])
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
+		if (stdin_path != NULL) {
+			if ((fd = open(stdin_path, O_RDONLY)) < 0)
+				_exit(126);
+			dup2(fd, 0);
+			close(fd);
+		}
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		close(out[0]);
 		close(out[1]);
+		/* Groups, gid, uid, in that order; each checked. */
+		if (uid >= 0 && (setgroups(0, NULL) < 0 ||
+		    setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) < 0 ||
+		    setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) < 0))
+			_exit(90);
 		for (i = 0; extra_env != NULL && extra_env[i] != NULL; i++)
 			putenv(extra_env[i]);
 		execv(argv[0], argv);
@@ -313,4 +339,27 @@ trace_text(const struct scratch *s, const char *sql, const char *arg)
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return v;
+}
+
+const char *
+nobody_bin_dir(const struct scratch *s)
+{
+	static char dir[400];
+	char cmd[2048];
+	struct stat st;
+
+	/*
+	 * The build tree may sit where nobody cannot reach (/root): copy the
+	 * three binaries (real ELF files, not libtool wrappers) to a place
+	 * nobody can read, and give nobody a writable home for its trace.
+	 */
+	snprintf(dir, sizeof(dir), "%s/bin", s->root);
+	if (stat(dir, &st) == 0)
+		return dir;
+	snprintf(cmd, sizeof(cmd), "mkdir -m 755 '%s' && cp '%s' '%s' '%s' "
+	    "'%s/' && chmod 755 '%s'/* && mkdir -m 777 '%s/nobody'", dir,
+	    cordon_bin(), getenv("CORDON_HELPER"), payload_bin(), dir, dir,
+	    s->root);
+	ck_assert_int_eq(system(cmd), 0);
+	return dir;
 }

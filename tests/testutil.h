@@ -30,6 +30,14 @@ void scratch_fini(struct scratch *s);
 
 /* Runs argv (argv[0] is the program) with extra env; waits; captures. */
 int run_cmd(struct cmd *c, char *const argv[], char *const extra_env[]);
+/* The same, with stdin read from a file. */
+int run_cmd_in(struct cmd *c, char *const argv[], char *const extra_env[],
+    const char *stdin_path);
+/* The same, as uid (and gid) uid if uid >= 0 (we must be root). */
+int run_cmd_as(struct cmd *c, char *const argv[], char *const extra_env[],
+    const char *stdin_path, int uid);
+/* A directory with cordon, cordon-helper and payload that nobody can run. */
+const char *nobody_bin_dir(const struct scratch *s);
 /* Starts argv in the background with stdout to /dev/null; returns its pid. */
 pid_t spawn_cmd(char *const argv[]);
 void cmd_free(struct cmd *c);
