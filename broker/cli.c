@@ -35,7 +35,7 @@ static const char usage_text[] =
 "       cordon trace list [--limit N] [--json] [--trace PATH]\n"
 "       cordon trace show RUN_ID [--json] [--trace PATH]\n"
 "       cordon trace export [--trace PATH]\n"
-"       cordon probe [--backend NAME]\n"
+"       cordon probe [--backend NAME] [--json]\n"
 "       cordon gc [--trace PATH] [--workdir-base DIR]\n"
 "       cordon version\n"
 "\n"
@@ -208,7 +208,7 @@ parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
 #define ALLOW_TRACE_SHOW "hi"
 #define ALLOW_TRACE_EXPORT "i"
 #define ALLOW_GC "ij"
-#define ALLOW_PROBE "g"
+#define ALLOW_PROBE "gh"
 
 static int cancel_pipe[2] = { -1, -1 };
 
@@ -298,6 +298,11 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 	}
 	status = cordon_result_exit_status(res);
 	err = cordon_result_error(res);
+	/* A weaker boundary than auto hoped for is said, not hidden. */
+	if (cfg->backend == CORDON_BACKEND_AUTO &&
+	    cordon_result_backend(res) == CORDON_BACKEND_FLOOR)
+		fprintf(stderr, "cordon: ran on the floor backend (not a jail): "
+		    "%s\n", cordon_result_backend_reason(res));
 	switch (cordon_result_outcome(res)) {
 	case CORDON_OUTCOME_CAP_HIT:
 		format_limit(lim, sizeof(lim), cordon_result_cap(res),
@@ -619,26 +624,65 @@ cmd_gc(int argc, char **argv, cordon_config *cfg)
 	return rc;
 }
 
+struct probe_out {
+	struct cordon_json *j;   /* NULL: text */
+};
+
+static int
+print_fact(const char *key, const char *value, void *arg)
+{
+	struct probe_out *po = arg;
+
+	if (po->j != NULL) {
+		cordon_json_key(po->j, key);
+		cordon_json_str(po->j, value);
+	} else {
+		printf("%-28s %s\n", key, value);
+	}
+	return 0;
+}
+
 static int
 cmd_probe(int argc, char **argv, cordon_config *cfg)
 {
 	struct opts o = { false, 0 };
 	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
-	char reason[256];
-	int r;
+	struct cordon_json j;
+	struct probe_out po = { NULL };
+	char reason[CORDON_MAX_TEXT_LEN];
+	int r, rc;
 
 	if (parse_opts(argc, argv, cfg, &o, "probe", ALLOW_PROBE) != argc)
 		usage_error("probe: unexpected arguments");
-	r = cordon_select(cfg, &b, reason, sizeof(reason));
-	if (r < 0) {
-		printf("backend   none\nreason    %s\n", reason);
+	cordon_json_init(&j);
+	if (o.json) {
+		po.j = &j;
+		cordon_json_obj_begin(&j);
+	}
+	r = cordon_probe(cfg, print_fact, &po, &b, reason, sizeof(reason));
+	if (r < 0 && r != -CORDON_E_UNAVAIL) {
+		cordon_json_free(&j);
+		fprintf(stderr, "cordon: probe failed: %s\n", cordon_strerror(r));
 		return EXIT_SANDBOX;
 	}
-	printf("backend   %s\nreason    %s\n", cordon_backend_name(b), reason);
-	printf("floor     fresh process tree (subreaper), ephemeral workdir, "
-	    "caps, proxy variables stripped; not a jail: no file-system or "
-	    "network boundary\n");
-	return 0;
+	rc = r < 0 ? EXIT_SANDBOX : 0;
+	if (o.json) {
+		cordon_json_key(&j, "backend");
+		cordon_json_str(&j, r < 0 ? NULL : cordon_backend_name(b));
+		cordon_json_key(&j, "backend_reason");
+		cordon_json_str(&j, reason);
+		cordon_json_obj_end(&j);
+		if (print_json(&j) != 0)
+			rc = EXIT_SANDBOX;
+	} else {
+		printf("%-28s %s\n%-28s %s\n", "backend", r < 0 ? "none" :
+		    cordon_backend_name(b), "backend_reason", reason);
+		if (r == 0 && b == CORDON_BACKEND_FLOOR)
+			printf("%-28s %s\n", "note", "the floor is not a jail: "
+			    "no file-system or network boundary");
+	}
+	cordon_json_free(&j);
+	return rc;
 }
 
 int

@@ -101,11 +101,22 @@ int cordon_config_set_workdir_base(cordon_config *cfg, const char *path);
 void cordon_config_set_cancel_fd(cordon_config *cfg, int fd);
 
 /*
- * Which backend a run with this config would get, and why.  Does not run
- * anything of the caller's.
+ * Which backend a run with this config would get, and why: the helper
+ * builds the boundary in a throw-away child (nothing of the caller's
+ * runs).  The answer is cached for the life of the process.  A backend
+ * asked for by name that cannot be built: -CORDON_E_UNAVAIL, with why.
  */
 int cordon_select(const cordon_config *cfg, enum cordon_backend_id *backend,
     char *reason, size_t reasonsz);
+
+/*
+ * The same probe, uncached, also handing every finding (kernel,
+ * namespaces, seccomp, Landlock ABI, cgroups, ...) to fn as key and value.
+ * A nonzero return from fn stops the probe and is returned.
+ */
+typedef int (*cordon_fact_fn)(const char *key, const char *value, void *arg);
+int cordon_probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
+    enum cordon_backend_id *backend, char *reason, size_t reasonsz);
 
 /*
  * Run argv[0] with argv inside the sandbox; stdin, stdout and stderr are

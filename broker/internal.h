@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cordon.h"
 #include "types.h"
@@ -65,6 +66,11 @@ int cordon_default_trace_path(char **out);
 int cordon_default_workdir_base(char **out);
 /* The helper to exec: the configured path, or $CORDON_HELPER for tests. */
 int cordon_helper_path(char **out);
+
+/* run.c: the helper with its end of a new socketpair on fd 3. */
+int cordon_start_helper(const char *path, pid_t *pid, int *sock);
+/* Reaps it; its wait status, or -1. */
+int cordon_wait_helper(pid_t pid);
 
 /* 32 hex digits from getrandom(2). */
 int cordon_new_run_id(char id[CORDON_RUN_ID_LEN + 1]);

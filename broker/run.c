@@ -184,8 +184,8 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
  * Starts the helper with its end of a fresh socketpair on fd 3 and an
  * empty environment; it needs nothing of ours but the request.
  */
-static int
-start_helper(const char *path, pid_t *pid, int *sock)
+int
+cordon_start_helper(const char *path, pid_t *pid, int *sock)
 {
 	static char *const henv[] = { NULL };
 	char *const hargv[] = { "cordon-helper", NULL };
@@ -216,8 +216,8 @@ start_helper(const char *path, pid_t *pid, int *sock)
 	return 0;
 }
 
-static int
-wait_helper(pid_t pid)
+int
+cordon_wait_helper(pid_t pid)
 {
 	int status = 0;
 
@@ -514,7 +514,7 @@ cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
 	    (err = cordon_trace_begin(t, r)) < 0)
 		goto out;
 
-	if (start_helper(helper, &pid, &sock) < 0) {
+	if (cordon_start_helper(helper, &pid, &sock) < 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		set_error(r, "cannot start cordon-helper");
 		r->workdir_removed = 1;
@@ -527,7 +527,7 @@ cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
 		/* Closing our end tells a helper still running to stop. */
 		close(sock);
 		sock = -1;
-		status = wait_helper(pid);
+		status = cordon_wait_helper(pid);
 		if (r->workdir_removed < 0)
 			recover(cfg, helper, r, &p, status);
 	}
@@ -568,7 +568,7 @@ cordon_gc(const cordon_config *cfg, char *msg, size_t msgsz)
 	    cordon_default_workdir_base(&base)) < 0 ||
 	    (err = cordon_helper_path(&helper)) < 0)
 		goto out;
-	if ((err = start_helper(helper, &pid, &sock)) < 0)
+	if ((err = cordon_start_helper(helper, &pid, &sock)) < 0)
 		goto out;
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_GC;
@@ -586,29 +586,9 @@ cordon_gc(const cordon_config *cfg, char *msg, size_t msgsz)
 	}
 	close(sock);
 	sock = -1;
-	(void)wait_helper(pid);
+	(void)cordon_wait_helper(pid);
 out:
 	free(base);
 	free(helper);
 	return err;
-}
-
-int
-cordon_select(const cordon_config *cfg, enum cordon_backend_id *backend,
-    char *reason, size_t reasonsz)
-{
-	/* Mirrors the helper's choice (helper.c select_backend). */
-	if (cfg->backend != CORDON_BACKEND_AUTO &&
-	    cfg->backend != CORDON_BACKEND_FLOOR) {
-		if (reason != NULL && reasonsz > 0)
-			snprintf(reason, reasonsz, "backend %s is not available: "
-			    "this build has only the floor backend",
-			    cordon_backend_name(cfg->backend));
-		return -CORDON_E_UNAVAIL;
-	}
-	*backend = CORDON_BACKEND_FLOOR;
-	if (reason != NULL && reasonsz > 0)
-		snprintf(reason, reasonsz, "%s", cfg->backend == CORDON_BACKEND_FLOOR ?
-		    "requested" : "the only backend in this build");
-	return 0;
 }

@@ -45,6 +45,10 @@ cordon_msg_clear(struct cordon_msg *m)
 	case CORDON_MSG_ERROR:
 		free(m->u.error.message);
 		break;
+	case CORDON_MSG_FACT:
+		free(m->u.fact.key);
+		free(m->u.fact.value);
+		break;
 	default:
 		break;
 	}
@@ -114,6 +118,13 @@ cordon_msg_encode(const struct cordon_msg *m, struct cordon_buf *b)
 		TRY(cordon_buf_put_i32(b, m->u.error.err));
 		TRY(cordon_buf_put_cstring(b, m->u.error.message));
 		break;
+	case CORDON_MSG_PROBE:
+		TRY(cordon_buf_put_u8(b, m->u.probe_backend));
+		break;
+	case CORDON_MSG_FACT:
+		TRY(cordon_buf_put_cstring(b, m->u.fact.key));
+		TRY(cordon_buf_put_cstring(b, m->u.fact.value));
+		break;
 	default:
 		r = -CORDON_E_PROTO;
 		break;
@@ -122,6 +133,19 @@ out:
 	if (r < 0)
 		cordon_buf_free(b);
 	return r;
+}
+
+/* A fact's key: non-empty, lowercase letters, digits, '_', '.', '-'. */
+static bool
+fact_key_valid(const char *k)
+{
+	if (*k == '\0')
+		return false;
+	for (; *k != '\0'; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') ||
+		    *k == '_' || *k == '.' || *k == '-'))
+			return false;
+	return true;
 }
 
 /* Caps that end a run when reached; nofile refuses, network is "applied". */
@@ -259,6 +283,19 @@ cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m)
 		TRY(cordon_buf_get_i32(&b, &m->u.error.err));
 		TRY(cordon_buf_get_cstring(&b, &m->u.error.message,
 		    CORDON_MAX_TEXT_LEN));
+		break;
+	case CORDON_MSG_PROBE:
+		TRY(cordon_buf_get_u8(&b, &m->u.probe_backend));
+		if (m->u.probe_backend >= CORDON_BACKEND_MAX_)
+			r = -CORDON_E_RANGE;
+		break;
+	case CORDON_MSG_FACT:
+		TRY(cordon_buf_get_cstring(&b, &m->u.fact.key,
+		    CORDON_MAX_FACT_KEY));
+		TRY(cordon_buf_get_cstring(&b, &m->u.fact.value,
+		    CORDON_MAX_TEXT_LEN));
+		if (!fact_key_valid(m->u.fact.key))
+			r = -CORDON_E_PROTO;
 		break;
 	default:
 		r = -CORDON_E_PROTO;

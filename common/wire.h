@@ -6,7 +6,9 @@
  * argc ARG messages, then exactly envc ENV messages.  The helper answers
  * with events: BACKEND, CREATED, at most one CAP_HIT, EXIT, TEARDOWN, or
  * ERROR (followed by TEARDOWN when a workdir existed).  Instead of a
- * REQUEST the broker may send GC, which the helper answers with TEARDOWN.
+ * REQUEST the broker may send GC, which the helper answers with TEARDOWN,
+ * or PROBE (the backend asked for), answered by FACT messages and then
+ * BACKEND (what auto would pick, or the backend asked for) or ERROR.
  *
  * Decoding is strict: an unknown version or type, a field out of range, a
  * string with a NUL or over its bound, a short body or trailing bytes are
@@ -34,6 +36,7 @@ enum cordon_msg_type {
 	CORDON_MSG_ARG = 2,
 	CORDON_MSG_ENV = 3,
 	CORDON_MSG_GC = 4,       /* reclaim dead runs' workdirs, run nothing */
+	CORDON_MSG_PROBE = 5,    /* say what this host gives, run nothing */
 	/* helper -> broker */
 	CORDON_MSG_BACKEND = 16,
 	CORDON_MSG_CREATED = 17,
@@ -41,7 +44,10 @@ enum cordon_msg_type {
 	CORDON_MSG_EXIT = 19,
 	CORDON_MSG_TEARDOWN = 20,
 	CORDON_MSG_ERROR = 21,
+	CORDON_MSG_FACT = 22,    /* one probe finding: key, value */
 };
+
+#define CORDON_MAX_FACT_KEY 64U
 
 struct cordon_msg_request {
 	uint32_t flags;            /* CORDON_REQ_* */
@@ -86,6 +92,11 @@ struct cordon_msg_teardown {
 	char *error;
 };
 
+struct cordon_msg_fact {
+	char *key;                 /* short, [a-z0-9_.-] */
+	char *value;
+};
+
 struct cordon_msg_error {
 	int32_t err;               /* errno, or 0 */
 	char *message;
@@ -102,6 +113,8 @@ struct cordon_msg {
 		struct cordon_msg_exit exit;
 		struct cordon_msg_teardown teardown;
 		struct cordon_msg_error error;
+		struct cordon_msg_fact fact;
+		uint8_t probe_backend;      /* PROBE */
 	} u;
 };
 

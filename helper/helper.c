@@ -17,7 +17,8 @@
  *            children, grandchildren and daemons are the rest of the tree.
  *
  * Channels:
- *   fd 3     the socketpair: broker -> helper REQUEST, ARG*, ENV* (or GC);
+ *   fd 3     the socketpair: broker -> helper REQUEST, ARG*, ENV* (or GC,
+ *            or PROBE, answered with FACT* then BACKEND or ERROR);
  *            helper -> broker BACKEND, CREATED, [CAP_HIT], EXIT, TEARDOWN,
  *            or ERROR then TEARDOWN.  EOF from the broker at any time means
  *            it is gone: the run is killed and torn down.
@@ -347,6 +348,11 @@ main(int argc, char **argv)
 	set_die_hook(die_hook);
 
 	intake_read(st.sock, &req);
+	if (req.probe_only) {
+		probe_report(st.sock, req.backend);
+		request_free(&req);
+		return 0;
+	}
 	if (req.gc_only) {
 		run_gc(&req);
 		request_free(&req);

@@ -46,9 +46,10 @@ struct request {
 	char **envp;        /* allowed entries only + NULL */
 	uint32_t envc;
 	bool gc_only;       /* a GC message: reclaim, run nothing */
+	bool probe_only;    /* a PROBE message (backend: the one asked for) */
 };
 
-/* intake.c: reads REQUEST + ARG* + ENV*, or GC; dies on anything else. */
+/* intake.c: reads REQUEST + ARG* + ENV*, GC or PROBE; dies on all else. */
 void intake_read(int sock, struct request *req);
 void request_free(struct request *req);
 
@@ -116,6 +117,12 @@ int floor_spawn(const struct request *req, const struct workdir *wd,
 /* ns.c */
 int ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
     char *err, size_t errsz);
+
+/* Builds the namespaces in a throw-away child; -1 with err if it fails. */
+int ns_probe(char *err, size_t errsz, bool *nproc_per_ns);
+
+/* probe.c: answers PROBE with FACTs, then BACKEND or ERROR. */
+void probe_report(int sock, enum cordon_backend_id want);
 
 /* seccomp.c: the baseline filter, loaded by the payload before execve. */
 int seccomp_baseline(void);

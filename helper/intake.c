@@ -20,15 +20,16 @@
 #include "env.h"
 #include "helper.h"
 
-/* Receives one message of the wanted type or dies naming the problem. */
+/* Receives one message of a wanted type or dies naming the problem. */
 static void
-recv_expect(int sock, uint16_t want, uint16_t want2, struct cordon_msg *m)
+recv_expect(int sock, uint16_t want, uint16_t want2, uint16_t want3,
+    struct cordon_msg *m)
 {
 	int r;
 
 	if ((r = cordon_msg_recv(sock, m)) < 0)
 		die("reading the request: %s", cordon_strerror(r));
-	if (m->type != want && m->type != want2) {
+	if (m->type != want && m->type != want2 && m->type != want3) {
 		uint16_t got = m->type;
 
 		cordon_msg_clear(m);
@@ -78,7 +79,14 @@ intake_read(int sock, struct request *req)
 	uint32_t i;
 
 	memset(req, 0, sizeof(*req));
-	recv_expect(sock, CORDON_MSG_REQUEST, CORDON_MSG_GC, &m);
+	recv_expect(sock, CORDON_MSG_REQUEST, CORDON_MSG_GC, CORDON_MSG_PROBE, &m);
+	if (m.type == CORDON_MSG_PROBE) {
+		/* The decoder range-checked the backend. */
+		req->probe_only = true;
+		req->backend = (enum cordon_backend_id)m.u.probe_backend;
+		cordon_msg_clear(&m);
+		return;
+	}
 	if (m.type == CORDON_MSG_GC) {
 		req->gc_only = true;
 		req->workdir_base = m.u.str;
@@ -114,7 +122,8 @@ intake_read(int sock, struct request *req)
 
 	req->argv = xcalloc((size_t)req->argc + 1, sizeof(char *));
 	for (i = 0; i < req->argc; i++) {
-		recv_expect(sock, CORDON_MSG_ARG, CORDON_MSG_ARG, &m);
+		recv_expect(sock, CORDON_MSG_ARG, CORDON_MSG_ARG, CORDON_MSG_ARG,
+		    &m);
 		total += strlen(m.u.str) + 1;
 		if (total > CORDON_MAX_ARGV_BYTES)
 			die("argv and environment exceed %u bytes",
@@ -129,7 +138,8 @@ intake_read(int sock, struct request *req)
 	/* Room for the entries plus HOME, TMPDIR and the terminating NULL. */
 	req->envp = xcalloc((size_t)req->envc + 3, sizeof(char *));
 	for (i = 0; i < req->envc; i++) {
-		recv_expect(sock, CORDON_MSG_ENV, CORDON_MSG_ENV, &m);
+		recv_expect(sock, CORDON_MSG_ENV, CORDON_MSG_ENV, CORDON_MSG_ENV,
+		    &m);
 		total += strlen(m.u.str) + 1;
 		if (total > CORDON_MAX_ARGV_BYTES)
 			die("argv and environment exceed %u bytes",

@@ -518,41 +518,34 @@ payload(const struct request *req, int errfd, bool nproc_ns)
 	spawn_fail(3, SPAWN_EXEC);
 }
 
+/* Becomes the payload's ids, keeping this namespace's capabilities. */
+static int
+take_ids(const struct ns_ids *ids)
+{
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP) < 0 ||
+	    (ids->drop_groups && setgroups(0, NULL) < 0) ||
+	    setresgid(ids->gid, ids->gid, ids->gid) < 0 ||
+	    setresuid(ids->uid, ids->uid, ids->uid) < 0)
+		return -1;
+	return 0;
+}
+
 /*
  * pid 1: set up, fork the payload, wait, report, exit.  Signals stay
  * blocked as the helper left them; it needs none.
  */
 static void NORETURN
 init(const struct request *req, const struct workdir *wd,
-    const struct ns_ids *ids, int errfd, int syncfd, int statusfd)
+    const struct ns_ids *ids, int errfd, int statusfd)
 {
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	bool nproc_ns = false;
 	struct sources src;
 	pid_t pid, p;
 	int status = 0;
-	char go;
 
-	/*
-	 * Dies with the helper; and waits for the helper's uid/gid maps.  An
-	 * unprivileged helper can only write them while our /proc files are
-	 * its own, i.e. while we are dumpable: for this short window, before
-	 * any code but ours runs here, we are.
-	 */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
-	    prctl(PR_SET_DUMPABLE, 1) < 0 || write(syncfd, "r", 1) != 1)
-		_exit(126);
-	if (read(syncfd, &go, 1) != 1)
-		_exit(126); /* the helper died or gave up */
-	close(syncfd);
-	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		spawn_fail(errfd, SPAWN_IDS);
 	gather(wd, req, &src, errfd);
-	/* Become the payload's ids, keeping this namespace's capabilities. */
-	if (prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP) < 0 ||
-	    (ids->drop_groups && setgroups(0, NULL) < 0) ||
-	    setresgid(ids->gid, ids->gid, ids->gid) < 0 ||
-	    setresuid(ids->uid, ids->uid, ids->uid) < 0)
+	if (take_ids(ids) < 0)
 		spawn_fail(errfd, SPAWN_IDS);
 	build_root(req, &src, errfd);
 	/* Nothing of the helper's (socket, workdir fds) stays in here. */
@@ -641,47 +634,44 @@ write_maps(pid_t pid, const struct ns_ids *ids)
 	return 0;
 }
 
-int
-ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
-    char *err, size_t errsz)
+/* The payload's ids inside: the invoker's, or nobody for real root. */
+static int
+choose_ids(struct ns_ids *ids)
 {
-	struct ns_ids ids;
-	int flags = NS_FLAGS, ep[2] = { -1, -1 }, sync[2] = { -1, -1 };
-	int stp[2] = { -1, -1 }, r = -1;
-	char ready;
-	pid_t pid;
-
-	sp->pid = -1;
-	sp->pidfd = -1;
-	sp->status_fd = -1;
-	sp->exec_errno = 0;
-	sp->nproc_rlimit = false;
 	/*
 	 * Root invoking cordon does not make the payload root: nobody.  (Uid
 	 * 0 in a user namespace of someone else's is not root, and there
 	 * nobody may not even be mapped: then the ids stay as they are.)
 	 */
-	ids.uid = getuid();
-	ids.gid = getgid();
-	ids.drop_groups = ids.uid == 0 && in_initial_userns();
-	if (ids.drop_groups) {
-		ids.uid = NOBODY;
-		ids.gid = NOBODY;
-		if (fchown(wd->fd, NOBODY, NOBODY) < 0) {
-			(void)fmt(err, errsz, "cannot give the workdir to "
-			    "nobody: %s", strerror(errno));
-			return -1;
-		}
+	ids->uid = getuid();
+	ids->gid = getgid();
+	ids->drop_groups = ids->uid == 0 && in_initial_userns();
+	if (ids->drop_groups) {
+		ids->uid = NOBODY;
+		ids->gid = NOBODY;
 	}
-	if ((req->flags & CORDON_REQ_NETWORK) == 0)
-		flags |= CLONE_NEWNET;
-	if (spawn_check_limits(req, err, errsz) < 0)
+	return 0;
+}
+
+/*
+ * Clones a child into new namespaces (flags), gives it its one-id maps,
+ * and lets it run fn(arg), which never returns.  The child waits on a
+ * socketpair: it says "r" once it is dumpable (an unprivileged helper can
+ * only write the maps of a dumpable child), the helper writes the maps
+ * and answers "g", and the child makes itself undumpable again before
+ * anything but our code runs in it.  It dies with the helper.
+ */
+static pid_t
+ns_start(int flags, const struct ns_ids *ids, void (*fn)(void *), void *arg,
+    char *err, size_t errsz)
+{
+	int sync[2];
+	pid_t pid;
+	char c;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0) {
+		(void)fmt(err, errsz, "socketpair: %s", strerror(errno));
 		return -1;
-	/* sync is two-way: "r" (ready for the maps), then "g" (go on). */
-	if (pipe2(ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM |
-	    SOCK_CLOEXEC, 0, sync) < 0 || pipe2(stp, O_CLOEXEC) < 0) {
-		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
-		goto out;
 	}
 	/* A raw clone: fork semantics, with every namespace new. */
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
@@ -689,33 +679,98 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 		(void)fmt(err, errsz, "user namespaces unavailable: %s from "
 		    "clone", strerrorname_np(errno) != NULL ?
 		    strerrorname_np(errno) : strerror(errno));
-		goto out;
+		close(sync[0]);
+		close(sync[1]);
+		return -1;
 	}
 	if (pid == 0) {
-		close(ep[0]);
 		close(sync[1]);
-		close(stp[0]);
-		init(req, wd, &ids, ep[1], sync[0], stp[1]);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+		    prctl(PR_SET_DUMPABLE, 1) < 0 || write(sync[0], "r", 1) != 1 ||
+		    read(sync[0], &c, 1) != 1 || prctl(PR_SET_DUMPABLE, 0) < 0)
+			_exit(126); /* the helper died or gave up */
+		close(sync[0]);
+		fn(arg);
+		_exit(126);
 	}
-	close(ep[1]);
 	close(sync[0]);
-	close(stp[1]);
-	ep[1] = sync[0] = stp[1] = -1;
-	sp->pid = pid;
-	if (read(sync[1], &ready, 1) != 1) {
-		(void)fmt(err, errsz, "the init did not start");
+	if (read(sync[1], &c, 1) != 1) {
+		(void)fmt(err, errsz, "the namespace child did not start");
 		goto fail;
 	}
-	if (write_maps(pid, &ids) < 0) {
+	if (write_maps(pid, ids) < 0) {
 		(void)fmt(err, errsz, "cannot write the uid/gid maps: %s",
 		    strerror(errno));
 		goto fail;
 	}
 	if (write(sync[1], "g", 1) != 1) {
-		(void)fmt(err, errsz, "cannot start the init: %s",
+		(void)fmt(err, errsz, "the namespace child died: %s",
 		    strerror(errno));
 		goto fail;
 	}
+	close(sync[1]);
+	return pid;
+fail:
+	close(sync[1]);
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, __WALL);
+	return -1;
+}
+
+struct init_args {
+	const struct request *req;
+	const struct workdir *wd;
+	const struct ns_ids *ids;
+	int errfd, statusfd;
+};
+
+static void
+run_init(void *p)
+{
+	struct init_args *a = p;
+
+	init(a->req, a->wd, a->ids, a->errfd, a->statusfd);
+}
+
+int
+ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
+    char *err, size_t errsz)
+{
+	struct init_args a;
+	struct ns_ids ids;
+	int flags = NS_FLAGS, ep[2] = { -1, -1 }, stp[2] = { -1, -1 }, r = -1;
+	pid_t pid;
+
+	sp->pid = -1;
+	sp->pidfd = -1;
+	sp->status_fd = -1;
+	sp->exec_errno = 0;
+	sp->nproc_rlimit = false;
+	(void)choose_ids(&ids);
+	if (ids.drop_groups && fchown(wd->fd, NOBODY, NOBODY) < 0) {
+		(void)fmt(err, errsz, "cannot give the workdir to nobody: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if ((req->flags & CORDON_REQ_NETWORK) == 0)
+		flags |= CLONE_NEWNET;
+	if (spawn_check_limits(req, err, errsz) < 0)
+		return -1;
+	if (pipe2(ep, O_CLOEXEC) < 0 || pipe2(stp, O_CLOEXEC) < 0) {
+		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	a.req = req;
+	a.wd = wd;
+	a.ids = &ids;
+	a.errfd = ep[1];
+	a.statusfd = stp[1];
+	if ((pid = ns_start(flags, &ids, run_init, &a, err, errsz)) < 0)
+		goto out;
+	close(ep[1]);
+	close(stp[1]);
+	ep[1] = stp[1] = -1;
+	sp->pid = pid;
 	if (spawn_wait_exec(ep[0], sp, err, errsz) < 0)
 		goto fail;
 	/* The init's setup report, written before it forked the payload. */
@@ -739,10 +794,78 @@ out:
 		close(ep[0]);
 	if (ep[1] >= 0)
 		close(ep[1]);
-	if (sync[0] >= 0)
-		close(sync[0]);
-	if (sync[1] >= 0)
-		close(sync[1]);
+	if (stp[0] >= 0)
+		close(stp[0]);
+	if (stp[1] >= 0)
+		close(stp[1]);
+	return r;
+}
+
+/*
+ * The probe child: what a run's init does first - take the ids, make the
+ * mounts private, mount a tmpfs and a proc - then whether RLIMIT_NPROC
+ * counts per namespace.  Reports on the error pipe like a run.
+ */
+static void
+probe_child(void *p)
+{
+	struct init_args *a = p;
+	int m, ok;
+
+	if (take_ids(a->ids) < 0)
+		spawn_fail(a->errfd, SPAWN_IDS);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		spawn_fail(a->errfd, SPAWN_MOUNT_PRIVATE);
+	if ((m = new_fs("tmpfs", NULL, MOUNT_ATTR_NOSUID)) < 0)
+		spawn_fail(a->errfd, SPAWN_ROOT);
+	close(m);
+	if ((m = new_fs("proc", NULL, MOUNT_ATTR_NOSUID)) < 0)
+		spawn_fail(a->errfd, SPAWN_PROC);
+	close(m);
+	ok = nproc_is_per_ns();
+	(void)!write(a->statusfd, &ok, sizeof(ok));
+	_exit(0);
+}
+
+int
+ns_probe(char *err, size_t errsz, bool *nproc_per_ns)
+{
+	struct init_args a;
+	struct spawn sp;
+	struct ns_ids ids;
+	int ep[2] = { -1, -1 }, stp[2] = { -1, -1 }, r = -1, ok = 0;
+	pid_t pid;
+
+	*nproc_per_ns = false;
+	memset(&a, 0, sizeof(a));
+	memset(&sp, 0, sizeof(sp));
+	(void)choose_ids(&ids);
+	if (pipe2(ep, O_CLOEXEC) < 0 || pipe2(stp, O_CLOEXEC) < 0) {
+		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	a.ids = &ids;
+	a.errfd = ep[1];
+	a.statusfd = stp[1];
+	if ((pid = ns_start(NS_FLAGS | CLONE_NEWNET, &ids, probe_child, &a,
+	    err, errsz)) < 0)
+		goto out;
+	close(ep[1]);
+	close(stp[1]);
+	ep[1] = stp[1] = -1;
+	/* EOF on the error pipe: the child got through (or died silently). */
+	r = spawn_wait_exec(ep[0], &sp, err, errsz);
+	if (r == 0 && read(stp[0], &ok, sizeof(ok)) != sizeof(ok)) {
+		(void)fmt(err, errsz, "the probe child died");
+		r = -1;
+	}
+	*nproc_per_ns = ok != 0;
+	(void)waitpid(pid, NULL, __WALL);
+out:
+	if (ep[0] >= 0)
+		close(ep[0]);
+	if (ep[1] >= 0)
+		close(ep[1]);
 	if (stp[0] >= 0)
 		close(stp[0]);
 	if (stp[1] >= 0)

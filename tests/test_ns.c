@@ -404,6 +404,24 @@ START_TEST(cpu_and_wall_caps_hold)
 }
 END_TEST
 
+START_TEST(probe_reports_linux_ns)
+{
+	struct cmd c;
+	char *argv[] = { (char *)X.bin, "probe", "--json", NULL };
+
+	ck_assert_int_eq(run_cmd_as(&c, argv, X.env, NULL, X.uid), 0);
+	ck_assert(json_is(c.out, "backend", "linux-ns"));
+	ck_assert(json_is(c.out, "ns.net", "yes"));
+	ck_assert_msg(strstr(c.out, "\"kernel\":\"Linux ") != NULL &&
+	    strstr(c.out, "\"landlock\":") != NULL &&
+	    strstr(c.out, "\"cgroup\":") != NULL &&
+	    strstr(c.out, "\"seccomp\":\"yes") != NULL &&
+	    strstr(c.out, "\"rlimit_nproc.per_namespace\":") != NULL,
+	    "probe facts missing: %s", c.out);
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(exit_status_and_127_pass_through)
 {
 	struct cmd c;
@@ -446,8 +464,9 @@ START_TEST(degrades_without_user_namespaces)
 	    "echo 0 > /proc/sys/user/max_user_namespaces || exit 99; "
 	    "'%s' run --json '%s' '%s' --backend=linux-ns -- /bin/sh -c "
 	    "'touch %s'; echo \"rc=$?\"; "
+	    "'%s' probe --json; "
 	    "exec '%s' run --json '%s' '%s' -- /bin/true",
-	    X.bin, X.trace_opt, X.base_opt, marker, X.bin, X.trace_opt,
+	    X.bin, X.trace_opt, X.base_opt, marker, X.bin, X.bin, X.trace_opt,
 	    X.base_opt);
 	ck_assert_int_eq(run_cmd_as(&c, argv, X.env, NULL, X.uid), 0);
 	/* linux-ns asked for by name: fails closed, runs nothing. */
@@ -460,6 +479,11 @@ START_TEST(degrades_without_user_namespaces)
 	ck_assert_msg(strstr(c.out, "\"backend\":\"floor\",\"backend_reason\":"
 	    "\"linux-ns unavailable: user namespaces unavailable: ENOSPC from "
 	    "clone\"") != NULL, "%s", c.out);
+	ck_assert_msg(strstr(c.err, "cordon: ran on the floor backend (not a "
+	    "jail): linux-ns unavailable") != NULL, "stderr: %s", c.err);
+	/* The probe says the same before anything runs. */
+	ck_assert_msg(strstr(c.out, "\"linux-ns\":\"no: user namespaces "
+	    "unavailable: ENOSPC from clone\"") != NULL, "probe: %s", c.out);
 	cmd_free(&c);
 }
 END_TEST
@@ -477,6 +501,7 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, no_capabilities_no_setuid);
 	tcase_add_test(tc, fork_bomb_hits_the_process_cap);
 	tcase_add_test(tc, cpu_and_wall_caps_hold);
+	tcase_add_test(tc, probe_reports_linux_ns);
 	tcase_add_test(tc, exit_status_and_127_pass_through);
 	tcase_add_test(tc, degrades_without_user_namespaces);
 }
