@@ -144,6 +144,8 @@ enum { EX_OUTCOME = 2, EX_CAP, EX_CODE, EX_SIGNAL, EX_CPU, EX_WALL, EX_RSS,
 	EX_ERROR };
 enum { TD_OK = 2, TD_ERROR };
 enum { ER_ERR = 2, ER_MESSAGE };
+enum { PR_BACKEND = 2 };
+enum { FA_KEY = 2, FA_VALUE };
 
 /* The frame m should encode to, as a field list. */
 static void
@@ -206,6 +208,13 @@ fields_of(const struct cordon_msg *m, struct field f[MAXF])
 		f[i++] = fi32(m->u.error.err);
 		f[i++] = fstr(m->u.error.message);
 		break;
+	case CORDON_MSG_PROBE:
+		f[i++] = fu8(m->u.probe_backend);
+		break;
+	case CORDON_MSG_FACT:
+		f[i++] = fstr(m->u.fact.key);
+		f[i++] = fstr(m->u.fact.value);
+		break;
 	default:
 		ck_abort_msg("no layout for type %u", m->type);
 	}
@@ -214,13 +223,17 @@ fields_of(const struct cordon_msg *m, struct field f[MAXF])
 
 /* ---- sample messages --------------------------------------------------- */
 
-#define NSAMPLES 27
+#define NSAMPLES 34
+
+/* Every character a FACT key may hold. */
+static const char KEY_CHARS[] = "abcdefghijklmnopqrstuvwxyz0123456789_.-";
 
 /* Valid messages covering every type and the edges of every field. */
 static void
 sample(int i, struct cordon_msg *m)
 {
 	static char allbytes[256];
+	static char longkey[CORDON_MAX_FACT_KEY + 1];
 	struct cordon_msg_request *q = &m->u.request;
 	struct cordon_msg_exit *e = &m->u.exit;
 	int k;
@@ -229,6 +242,10 @@ sample(int i, struct cordon_msg *m)
 	for (k = 0; k < 255; k++)
 		allbytes[k] = (char)(k + 1);
 	allbytes[255] = '\0';
+	/* A key of exactly CORDON_MAX_FACT_KEY bytes, every valid character. */
+	for (k = 0; k < (int)CORDON_MAX_FACT_KEY; k++)
+		longkey[k] = KEY_CHARS[k % (int)(sizeof(KEY_CHARS) - 1)];
+	longkey[CORDON_MAX_FACT_KEY] = '\0';
 
 	memset(m, 0, sizeof(*m));
 	switch (i) {
@@ -407,6 +424,39 @@ sample(int i, struct cordon_msg *m)
 		m->u.error.err = INT32_MIN;
 		m->u.error.message = NULL;
 		break;
+	case 27: /* what would auto pick? */
+		m->type = CORDON_MSG_PROBE;
+		m->u.probe_backend = CORDON_BACKEND_AUTO;
+		break;
+	case 28: /* the last valid backend */
+		m->type = CORDON_MSG_PROBE;
+		m->u.probe_backend = CORDON_BACKEND_MAX_ - 1;
+		break;
+	case 29:
+		m->type = CORDON_MSG_FACT;
+		m->u.fact.key = S("kernel.release");
+		m->u.fact.value = S("6.1.0-18-amd64");
+		break;
+	case 30: /* a one-byte key, NULL value (sent as "") */
+		m->type = CORDON_MSG_FACT;
+		m->u.fact.key = S("x");
+		m->u.fact.value = NULL;
+		break;
+	case 31: /* the longest key, of every valid character */
+		m->type = CORDON_MSG_FACT;
+		m->u.fact.key = longkey;
+		m->u.fact.value = S("");
+		break;
+	case 32: /* the value is binary-safe text */
+		m->type = CORDON_MSG_FACT;
+		m->u.fact.key = S(KEY_CHARS);
+		m->u.fact.value = allbytes;
+		break;
+	case 33: /* keys of nothing but punctuation are legal */
+		m->type = CORDON_MSG_FACT;
+		m->u.fact.key = S("-._");
+		m->u.fact.value = S("user namespaces: yes; landlock ABI 4");
+		break;
 	default:
 		ck_abort_msg("no sample %d", i);
 	}
@@ -498,6 +548,13 @@ assert_msg_eq(int i, const struct cordon_msg *got, const struct cordon_msg *want
 	case CORDON_MSG_ERROR:
 		ck_assert_int_eq(got->u.error.err, want->u.error.err);
 		assert_str(i, "message", got->u.error.message, want->u.error.message);
+		break;
+	case CORDON_MSG_PROBE:
+		ck_assert_uint_eq(got->u.probe_backend, want->u.probe_backend);
+		break;
+	case CORDON_MSG_FACT:
+		assert_str(i, "key", got->u.fact.key, want->u.fact.key);
+		assert_str(i, "value", got->u.fact.value, want->u.fact.value);
 		break;
 	default:
 		ck_abort_msg("sample %d: unexpected type %u", i, want->type);
@@ -969,11 +1026,13 @@ END_TEST
 
 /*
  * Datagram boundaries hold: a request (argc 2, envc 1) with its ARG/ENV
- * train, then one event of each kind, all queued before any is read.
+ * train, then one event of each kind, then a PROBE answered by FACTs and
+ * BACKEND, all queued before any is read.
  */
 START_TEST(t_socket_sequence)
 {
-	static const int order[] = { 3, 4, 6, 7, 11, 14, 16, 21, 23, 25 };
+	static const int order[] = { 3, 4, 6, 7, 11, 14, 16, 21, 23, 25, 29,
+	    28, 29, 30, 31, 32, 33, 13 };
 	size_t i;
 	int sv[2];
 
@@ -1085,7 +1144,7 @@ END_TEST
 
 START_TEST(t_encode_refuses)
 {
-	static const uint16_t bad[] = { 0, 5, 15, 22, 0xffff };
+	static const uint16_t bad[] = { 0, 6, 15, 23, 0xffff };
 	struct cordon_msg m;
 	struct cordon_buf b;
 	size_t i;
@@ -1229,13 +1288,13 @@ END_TEST
 static int
 known_type(unsigned t)
 {
-	return (t >= CORDON_MSG_REQUEST && t <= CORDON_MSG_GC) ||
-	    (t >= CORDON_MSG_BACKEND && t <= CORDON_MSG_ERROR);
+	return (t >= CORDON_MSG_REQUEST && t <= CORDON_MSG_PROBE) ||
+	    (t >= CORDON_MSG_BACKEND && t <= CORDON_MSG_FACT);
 }
 
 START_TEST(t_unknown_type)
 {
-	static const uint16_t bad[] = { 0, 5, 15, 22, 0xffff };
+	static const uint16_t bad[] = { 0, 6, 15, 23, 0xffff };
 	struct field f[MAXF];
 	struct cordon_msg m;
 	struct cordon_buf b;
@@ -1276,7 +1335,7 @@ END_TEST
 
 /* ---- strings, field by field ------------------------------------------- */
 
-enum skind { SK_TEXT, SK_PATH, SK_HEX, SK_ENV };
+enum skind { SK_TEXT, SK_PATH, SK_HEX, SK_ENV, SK_KEY };
 
 static const struct strfield {
 	uint16_t type;
@@ -1295,6 +1354,8 @@ static const struct strfield {
 	{ CORDON_MSG_EXIT, EX_ERROR, CORDON_MAX_TEXT_LEN, SK_TEXT, "EXIT.error" },
 	{ CORDON_MSG_TEARDOWN, TD_ERROR, CORDON_MAX_TEXT_LEN, SK_TEXT, "TEARDOWN.error" },
 	{ CORDON_MSG_ERROR, ER_MESSAGE, CORDON_MAX_TEXT_LEN, SK_TEXT, "ERROR.message" },
+	{ CORDON_MSG_FACT, FA_KEY, CORDON_MAX_FACT_KEY, SK_KEY, "FACT.key" },
+	{ CORDON_MSG_FACT, FA_VALUE, CORDON_MAX_TEXT_LEN, SK_TEXT, "FACT.value" },
 };
 #define NSTRFIELDS ((int)(sizeof(strfields) / sizeof(strfields[0])))
 
@@ -1305,7 +1366,7 @@ valid_string(const struct strfield *sf, size_t n)
 	char *s = malloc(n + 1);
 
 	ck_assert_ptr_nonnull(s);
-	memset(s, sf->kind == SK_HEX ? 'e' : 'a', n);
+	memset(s, sf->kind == SK_HEX ? 'e' : 'a', n); /* 'a' suits SK_KEY */
 	s[n] = '\0';
 	if (sf->kind == SK_PATH)
 		s[0] = '/';
@@ -1703,6 +1764,113 @@ START_TEST(t_teardown_msg)
 }
 END_TEST
 
+/* Any backend may be asked for, AUTO included; nothing past the enum. */
+START_TEST(t_probe_msg)
+{
+	struct field f[MAXF];
+	unsigned b;
+
+	valid_fields(CORDON_MSG_PROBE, f);
+	f[PR_BACKEND] = fu8(CORDON_BACKEND_MAX_);
+	EXPECT(f, -CORDON_E_RANGE);
+	f[PR_BACKEND] = fu8(0xff);
+	EXPECT(f, -CORDON_E_RANGE);
+	for (b = CORDON_BACKEND_MAX_; b <= 0xff; b++) {
+		f[PR_BACKEND] = fu8(b);
+		EXPECT(f, -CORDON_E_RANGE);
+	}
+	for (b = CORDON_BACKEND_AUTO; b < CORDON_BACKEND_MAX_; b++) {
+		f[PR_BACKEND] = fu8(b);
+		EXPECT(f, 0);
+	}
+}
+END_TEST
+
+/* Is c allowed in a FACT key?  Written out apart from wire.c. */
+static int
+key_char(unsigned c)
+{
+	return c != 0 && strchr(KEY_CHARS, (int)c) != NULL;
+}
+
+/* A key is non-empty, at most CORDON_MAX_FACT_KEY bytes of [a-z0-9_.-]. */
+START_TEST(t_fact_key)
+{
+	static const char *const bad[] = {
+		"",
+		"A", "Z", "Kernel.release", "kernel.Release", "kernel.releasE",
+		"kernel release", " ", " kernel", "kernel ", "a\tb", "a\nb",
+		"/", "a/b", "/etc/passwd", "../x",
+		/* the neighbours of each allowed range */
+		"`", "{", ":", ",", "@", "[", "^",
+		"a=b", "a+b", "a:b", "a\\b", "~", "*", "\x7f",
+		"\xc3\xa9t\xc3\xa9", "\x80", "\xff",
+	};
+	static const char *const good[] = {
+		"a", "z", "0", "9", "_", ".", "-", "..", "kernel.release",
+		"landlock.abi", "userns_max-1", KEY_CHARS,
+	};
+	struct field f[MAXF];
+	char key[CORDON_MAX_FACT_KEY + 2];
+	size_t i;
+	unsigned c;
+
+	valid_fields(CORDON_MSG_FACT, f);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f[FA_KEY] = fstr(bad[i]);
+		EXPECT(f, -CORDON_E_PROTO);
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		f[FA_KEY] = fstr(good[i]);
+		EXPECT(f, 0);
+	}
+
+	/* Every byte value, alone and in the middle of a good key. */
+	for (c = 1; c <= 0xff; c++) {
+		key[0] = (char)c;
+		key[1] = '\0';
+		f[FA_KEY] = fstr(key);
+		EXPECT(f, key_char(c) ? 0 : -CORDON_E_PROTO);
+		memcpy(key, "ab", 2);
+		key[2] = (char)c;
+		memcpy(key + 3, "cd", 3);
+		f[FA_KEY] = fstr(key);
+		EXPECT(f, key_char(c) ? 0 : -CORDON_E_PROTO);
+	}
+	/* A NUL is refused by the string reader. */
+	f[FA_KEY] = fbytes("ab\0cd", 5);
+	EXPECT(f, -CORDON_E_PROTO);
+
+	/* Exactly the bound is fine; one over is TOOLONG, valid bytes or not. */
+	memset(key, 'k', CORDON_MAX_FACT_KEY + 1);
+	key[CORDON_MAX_FACT_KEY + 1] = '\0';
+	f[FA_KEY] = fbytes(key, CORDON_MAX_FACT_KEY);
+	EXPECT(f, 0);
+	f[FA_KEY] = fbytes(key, CORDON_MAX_FACT_KEY + 1);
+	EXPECT(f, -CORDON_E_TOOLONG);
+	key[0] = 'K';
+	f[FA_KEY] = fbytes(key, CORDON_MAX_FACT_KEY);
+	EXPECT(f, -CORDON_E_PROTO);
+	f[FA_KEY] = fbytes(key, CORDON_MAX_FACT_KEY + 1);
+	EXPECT(f, -CORDON_E_TOOLONG);
+
+	/* A bad key is refused whatever the value. */
+	valid_fields(CORDON_MSG_FACT, f);
+	f[FA_KEY] = fstr("Bad Key");
+	f[FA_VALUE] = fstr("");
+	EXPECT(f, -CORDON_E_PROTO);
+	f[FA_VALUE] = fstr("kernel.release");
+	EXPECT(f, -CORDON_E_PROTO);
+
+	/* The value is free text: empty, or any non-NUL bytes. */
+	valid_fields(CORDON_MSG_FACT, f);
+	f[FA_VALUE] = fstr("");
+	EXPECT(f, 0);
+	f[FA_VALUE] = fstr("Mixed Case / spaces = \xc3\xa9 \xff");
+	EXPECT(f, 0);
+}
+END_TEST
+
 /* ======================================================================== */
 /* cordon_msg_recv                                                          */
 /* ======================================================================== */
@@ -1887,6 +2055,12 @@ START_TEST(t_recv_malformed)
 	f[S_STR] = fbytes("A=\0b", 4);
 	send_fields(sv[0], f);
 	send_raw(sv[0], "\0", 1);
+	valid_fields(CORDON_MSG_PROBE, f);
+	f[PR_BACKEND] = fu8(CORDON_BACKEND_MAX_);
+	send_fields(sv[0], f);
+	valid_fields(CORDON_MSG_FACT, f);
+	f[FA_KEY] = fstr("Kernel/Release");
+	send_fields(sv[0], f);
 	send_sample(sv[0], 3);
 
 	memset(&got, 0xa5, sizeof(got));
@@ -1900,6 +2074,12 @@ START_TEST(t_recv_malformed)
 	assert_cleared(__LINE__, &got);
 	memset(&got, 0xa5, sizeof(got));
 	ck_assert_int_eq(cordon_msg_recv(sv[1], &got), -CORDON_E_SHORT);
+	assert_cleared(__LINE__, &got);
+	memset(&got, 0xa5, sizeof(got));
+	ck_assert_int_eq(cordon_msg_recv(sv[1], &got), -CORDON_E_RANGE);
+	assert_cleared(__LINE__, &got);
+	memset(&got, 0xa5, sizeof(got));
+	ck_assert_int_eq(cordon_msg_recv(sv[1], &got), -CORDON_E_PROTO);
 	assert_cleared(__LINE__, &got);
 	recv_sample(sv[1], 3);
 	close(sv[0]);
@@ -2024,6 +2204,8 @@ wire_suite(void)
 	tcase_add_test(tc, t_cap_hit_msg);
 	tcase_add_test(tc, t_exit_msg);
 	tcase_add_test(tc, t_teardown_msg);
+	tcase_add_test(tc, t_probe_msg);
+	tcase_add_test(tc, t_fact_key);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("recv");
