@@ -229,6 +229,14 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		}
 	}
 
+	/*
+	 * A last look before the kill: what processes used but nobody waited
+	 * for is lost to getrusage once they die together (in a pid
+	 * namespace, with their init), so the figure is the larger of this
+	 * sample and what was reaped.
+	 */
+	if (!done)
+		(void)tree_sample(&s, sp->status_fd >= 0);
 	if (tree_kill() < 0 && res->outcome != CORDON_OUTCOME_SANDBOX_ERROR) {
 		res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		res->cap = CORDON_CAP_NONE;
@@ -237,6 +245,8 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	}
 	res->wall_ns = now_ns() - start_ns;
 	res->cpu_ns = tree_reaped_cpu_ns();
+	if (res->cpu_ns < s.cpu_ns)
+		res->cpu_ns = s.cpu_ns;
 	/*
 	 * A process killed by RLIMIT_CPU (SIGXCPU, or SIGKILL at the hard
 	 * limit) hit the CPU cap, but only if the tree really used that much:

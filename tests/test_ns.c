@@ -386,10 +386,16 @@ START_TEST(cpu_and_wall_caps_hold)
 {
 	struct cmd c;
 
+	char *cpu;
+
 	ck_assert_int_eq(nsrun(&c, "--cpu", "1", "--wall", "60", "--",
 	    "spinfork", "3", "0.8", NULL), 124);
 	assert_linux_ns(&c);
 	ck_assert(json_is(c.out, "cap", "cpu"));
+	/* Killed with their init, the spinners' CPU still counts. */
+	cpu = json_get(c.out, "cpu_seconds");
+	ck_assert_msg(cpu != NULL && atof(cpu) >= 1.0, "cpu_seconds %s", cpu);
+	free(cpu);
 	cmd_free(&c);
 	ck_assert_int_eq(nsrun(&c, "--wall", "1", "--", "-c", "sleep 60",
 	    NULL), 124);
