@@ -16,15 +16,9 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <bsd/unistd.h>
 
@@ -35,29 +29,7 @@ static void NORETURN
 child(const struct request *req, const struct workdir *wd, int errfd,
     pid_t parent)
 {
-	struct sigaction sa;
-	sigset_t none;
-	int sig;
-
-	/*
-	 * The error pipe goes to fd 3 first, close-on-exec, so every later
-	 * failure is reported there (fd 3 was the broker socket: replaced).
-	 */
-	if (dup3(errfd, 3, O_CLOEXEC) < 0)
-		_exit(126);
-	/*
-	 * Leave the helper's process group while signals are still blocked,
-	 * so a terminal's SIGINT cannot kill the child before it is set up.
-	 */
-	if (setsid() < 0)
-		spawn_fail(3, SPAWN_SETSID);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-
+	spawn_child_prepare(errfd);
 	/*
 	 * No setuid or file-capability exec can raise the payload's
 	 * privileges: a process that became root could neither be killed by
@@ -72,7 +44,6 @@ child(const struct request *req, const struct workdir *wd, int errfd,
 		spawn_fail(3, SPAWN_CHDIR);
 	/* Nothing but stdio and the close-on-exec error pipe survives exec. */
 	closefrom(4);
-	umask(022);
 	if (spawn_rlimits(req) < 0)
 		spawn_fail(3, SPAWN_RLIMIT);
 

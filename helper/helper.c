@@ -36,16 +36,9 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <bsd/unistd.h>
 
@@ -190,42 +183,32 @@ setup_signals(void)
 	return fd;
 }
 
+/*
+ * Reclaims dead runs' workdirs: for a GC message (reporting, waiting up to
+ * 10 s for the base lock), or after our own run (quietly, never waiting:
+ * a busy base is swept by a later run).  Creates nothing.
+ */
 static void
-run_gc(const struct request *req)
+gc(const struct request *req, bool report)
 {
 	char err[CORDON_MAX_TEXT_LEN] = "", msg[64];
 	int base_fd = -1, n;
 
 	if (workdir_open_base(req->workdir_base, false, &base_fd, err,
 	    sizeof(err)) < 0) {
-		/* No base: nothing to reclaim, and nothing is created. */
-		if (errno == ENOENT)
-			send_teardown(true, "reclaimed 0 workdir(s)");
-		else
-			send_teardown(false, err);
+		if (report)
+			send_teardown(errno == ENOENT, errno == ENOENT ?
+			    "reclaimed 0 workdir(s)" : err);
 		return;
 	}
-	n = workdir_gc(base_fd, 10000, err, sizeof(err));
+	n = workdir_gc(base_fd, report ? 10000 : 0, err, sizeof(err));
 	close(base_fd);
+	if (!report)
+		return;
 	if (n < 0)
 		send_teardown(false, err);
 	else if (fmt(msg, sizeof(msg), "reclaimed %d workdir(s)", n))
 		send_teardown(true, msg);
-}
-
-/* Sweeps dead runs' leftovers after our own run is over. */
-static void
-sweep_quietly(const struct request *req)
-{
-	char err[CORDON_MAX_TEXT_LEN];
-	int base_fd = -1;
-
-	if (workdir_open_base(req->workdir_base, false, &base_fd, err,
-	    sizeof(err)) == 0) {
-		/* Never wait here: a busy base is swept by a later run. */
-		(void)workdir_gc(base_fd, 0, err, sizeof(err));
-		close(base_fd);
-	}
 }
 
 /*
@@ -239,33 +222,24 @@ static int
 start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
     char *reason, size_t reasonsz, char *err, size_t errsz)
 {
-	enum cordon_backend_id b = req->backend;
+	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
+	bool ns_ok = false;
 	uint32_t applied;
 
-	if (b == CORDON_BACKEND_LANDLOCK) {
-		(void)fmt(err, errsz, "backend landlock is not available: not "
-		    "in this build of cordon-helper");
-		return -1;
-	}
-	if (b == CORDON_BACKEND_AUTO || b == CORDON_BACKEND_LINUX_NS) {
+	if (req->backend == CORDON_BACKEND_AUTO ||
+	    req->backend == CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, "/work");
-		if (ns_spawn(req, &st.wd, sp, err, errsz) == 0) {
-			(void)fmt(reason, reasonsz, "%s", b == CORDON_BACKEND_AUTO ?
-			    "user namespaces available" : "requested");
-			b = CORDON_BACKEND_LINUX_NS;
-			goto started;
-		}
-		if (b == CORDON_BACKEND_LINUX_NS)
-			return -1; /* fail closed: never a silent downgrade */
-		(void)fmt(reason, reasonsz, "linux-ns unavailable: %s", err);
-	} else {
-		(void)fmt(reason, reasonsz, "requested");
+		ns_ok = ns_spawn(req, &st.wd, sp, err, errsz) == 0;
 	}
-	spawn_set_home(req, st.wd.path);
-	if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
+	if (backend_decide(req->backend, ns_ok, err, &b, reason, reasonsz) < 0) {
+		(void)fmt(err, errsz, "%s", reason);
 		return -1;
-	b = CORDON_BACKEND_FLOOR;
-started:
+	}
+	if (b == CORDON_BACKEND_FLOOR) {
+		spawn_set_home(req, st.wd.path);
+		if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
+			return -1;
+	}
 	applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
 	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
 	/* The monitor enforces a process cap on every backend. */
@@ -354,7 +328,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (req.gc_only) {
-		run_gc(&req);
+		gc(&req, true);
 		request_free(&req);
 		return 0;
 	}
@@ -387,7 +361,7 @@ main(int argc, char **argv)
 	report_end(&res);
 	cleanup();
 	if (!res.broker_gone)
-		sweep_quietly(&req);
+		gc(&req, false);
 	request_free(&req);
 	return 0;
 }

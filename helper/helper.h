@@ -11,10 +11,18 @@
 #ifndef CORDON_HELPER_H
 #define CORDON_HELPER_H
 
+/* What nearly every file of the helper uses, included once here. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "types.h"
 #include "wire.h"
@@ -29,7 +37,6 @@ NORETURN void die_errno(const char *fmt, ...) PRINTF(1, 2);
 /* Run once by die(): kill the tree, remove the workdir, tell the broker. */
 void set_die_hook(void (*hook)(const char *why));
 void *xcalloc(size_t n, size_t size);
-char *xstrdup(const char *s);
 /* snprintf that reports truncation as failure instead of hiding it. */
 bool fmt(char *buf, size_t size, const char *f, ...) PRINTF(3, 4);
 uint64_t now_ns(void);
@@ -102,6 +109,11 @@ void spawn_set_home(struct request *req, const char *dir);
 int spawn_check_limits(const struct request *req, char *err, size_t errsz);
 /* RLIMIT_CPU backstop, RLIMIT_NOFILE, no core dumps; in the child. */
 int spawn_rlimits(const struct request *req);
+/*
+ * In a child on its way to execve: error pipe to fd 3 (close-on-exec), a
+ * session of its own, default signal dispositions, empty mask, umask 022.
+ */
+void spawn_child_prepare(int errfd);
 /* In a child: reports (stage, errno) on fd and _exits (126, or 127). */
 NORETURN void spawn_fail(int fd, enum spawn_stage stage);
 /*
@@ -121,7 +133,13 @@ int ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 /* Builds the namespaces in a throw-away child; -1 with err if it fails. */
 int ns_probe(char *err, size_t errsz, bool *nproc_per_ns);
 
-/* probe.c: answers PROBE with FACTs, then BACKEND or ERROR. */
+/*
+ * probe.c: which backend a run asking for want gets, given whether linux-ns
+ * could be built (nserr: why not); -1, with the cause in reason, if none.
+ */
+int backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
+    enum cordon_backend_id *pick, char *reason, size_t reasonsz);
+/* Answers PROBE with FACTs, then BACKEND or ERROR. */
 void probe_report(int sock, enum cordon_backend_id want);
 
 /* seccomp.c: the baseline filter, loaded by the payload before execve. */

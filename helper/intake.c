@@ -12,8 +12,6 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
 
 #include <bsd/string.h>
 

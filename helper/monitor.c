@@ -18,15 +18,10 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "helper.h"
 

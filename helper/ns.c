@@ -37,15 +37,9 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <net/if.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/capability.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -55,7 +49,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <linux/securebits.h>
 
@@ -475,23 +468,10 @@ drop_all_caps(void)
 static void NORETURN
 payload(const struct request *req, int errfd, bool nproc_ns)
 {
-	struct sigaction sa;
 	struct rlimit rl;
-	sigset_t none;
-	int sig;
 
-	if (dup3(errfd, 3, O_CLOEXEC) < 0)
-		_exit(126);
+	spawn_child_prepare(errfd);
 	closefrom(4);
-	if (setsid() < 0)
-		spawn_fail(3, SPAWN_SETSID);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	umask(022);
 
 	if (spawn_rlimits(req) < 0)
 		spawn_fail(3, SPAWN_RLIMIT);
@@ -632,6 +612,20 @@ write_maps(pid_t pid, const struct ns_ids *ids)
 	    (unsigned)ids->gid) || write_file(pid, "gid_map", map) < 0)
 		return -1;
 	return 0;
+}
+
+/* Closes what is still open of two pipes. */
+static void
+close_pipes(int a[2], int b[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (a[i] >= 0)
+			close(a[i]);
+		if (b[i] >= 0)
+			close(b[i]);
+	}
 }
 
 /* The payload's ids inside: the invoker's, or nobody for real root. */
@@ -790,14 +784,7 @@ fail:
 	sp->pid = -1;
 	r = -1;
 out:
-	if (ep[0] >= 0)
-		close(ep[0]);
-	if (ep[1] >= 0)
-		close(ep[1]);
-	if (stp[0] >= 0)
-		close(stp[0]);
-	if (stp[1] >= 0)
-		close(stp[1]);
+	close_pipes(ep, stp);
 	return r;
 }
 
@@ -862,13 +849,6 @@ ns_probe(char *err, size_t errsz, bool *nproc_per_ns)
 	*nproc_per_ns = ok != 0;
 	(void)waitpid(pid, NULL, __WALL);
 out:
-	if (ep[0] >= 0)
-		close(ep[0]);
-	if (ep[1] >= 0)
-		close(ep[1]);
-	if (stp[0] >= 0)
-		close(stp[0]);
-	if (stp[1] >= 0)
-		close(stp[1]);
+	close_pipes(ep, stp);
 	return r;
 }

@@ -12,7 +12,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 

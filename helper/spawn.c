@@ -6,12 +6,9 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "helper.h"
 
@@ -100,6 +97,35 @@ spawn_rlimits(const struct request *req)
 		return -1;
 	rl.rlim_cur = rl.rlim_max = 0;
 	return setrlimit(RLIMIT_CORE, &rl);
+}
+
+void
+spawn_child_prepare(int errfd)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int sig;
+
+	/*
+	 * The error pipe goes to fd 3 first, close-on-exec, so every later
+	 * failure is reported there (fd 3 was the broker socket: replaced).
+	 */
+	if (dup3(errfd, 3, O_CLOEXEC) < 0)
+		_exit(126);
+	/*
+	 * Leave the helper's process group while signals are still blocked,
+	 * so a terminal's SIGINT cannot kill the child before it is set up;
+	 * then undo the helper's signal set-up: the payload starts clean.
+	 */
+	if (setsid() < 0)
+		spawn_fail(3, SPAWN_SETSID);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	umask(022);
 }
 
 void

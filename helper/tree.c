@@ -27,17 +27,10 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "helper.h"
 
@@ -390,21 +383,20 @@ static void
 kill_verified(pid_t pid, const struct pidlist *sorted)
 {
 	struct procstat ps;
-	int pidfd;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0) {
-		if (errno == ENOSYS && read_stat(pid, &ps) == 0 &&
-		    (ps.ppid == self || bsearch(&ps.ppid, sorted->v, sorted->n,
-		    sizeof(pid_t), cmp_pid) != NULL))
-			(void)kill(pid, SIGKILL); /* kernel < 5.3 */
-		return;
-	}
-	if (read_stat(pid, &ps) == 0 &&
+	/* Without pidfds (kernel < 5.3) the check narrows the race only. */
+	if ((pidfd >= 0 || errno == ENOSYS) && read_stat(pid, &ps) == 0 &&
 	    (ps.ppid == self || bsearch(&ps.ppid, sorted->v, sorted->n,
-	    sizeof(pid_t), cmp_pid) != NULL))
-		(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	close(pidfd);
+	    sizeof(pid_t), cmp_pid) != NULL)) {
+		if (pidfd >= 0)
+			(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL,
+			    0);
+		else
+			(void)kill(pid, SIGKILL);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
 }
 
 int

@@ -8,13 +8,8 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "helper.h"
 
@@ -71,16 +66,6 @@ void *
 xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
-
-	if (p == NULL)
-		die("out of memory");
-	return p;
-}
-
-char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
 
 	if (p == NULL)
 		die("out of memory");
