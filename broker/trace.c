@@ -621,6 +621,8 @@ cordon_trace_open(const char *path, struct cordon_trace **out)
 	     * last commits on power loss, and saves an fsync per phase.
 	     */
 	    (r = exec_sql(t->db, "PRAGMA synchronous=NORMAL")) < 0 ||
+	    /* Pages read through a mapping, not one pread each (~170/run). */
+	    (r = exec_sql(t->db, "PRAGMA mmap_size=268435456")) < 0 ||
 	    (r = exec_sql(t->db, "PRAGMA foreign_keys=ON")) < 0 ||
 	    (r = migrate(t->db)) < 0)
 		goto out;
