@@ -26,7 +26,7 @@ set_die_hook(void (*hook)(const char *why))
 	die_hook = hook;
 }
 
-static NORETURN void
+static NORETURN PRINTF(2, 0) void
 vdie(int saved_errno, const char *f, va_list ap)
 {
 	char msg[1024];
