@@ -415,7 +415,9 @@ tree_kill(void)
 	for (;;) {
 		/* A partial walk still kills what it found; the loop repeats. */
 		(void)walk(&l, NULL);
-		qsort(l.v, l.n, sizeof(pid_t), cmp_pid);
+		/* An empty list has v == NULL, which qsort may not be given. */
+		if (l.n > 0)
+			qsort(l.v, l.n, sizeof(pid_t), cmp_pid);
 		for (i = 0; i < l.n; i++)
 			kill_verified(l.v[i], &l);
 		tree_reap(-1, NULL, NULL);
