@@ -390,6 +390,8 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 	pfd[1].events = POLLIN;
 	while (!over) {
 		pfd[1].fd = cancelled ? -1 : cancel_fd;
+		/* Skipping poll (deadline passed) must not leave stale events. */
+		pfd[0].revents = pfd[1].revents = 0;
 		left = deadline_ms - mono_ms();
 		n = left <= 0 ? 0 : poll(pfd, 2, left > INT32_MAX ? INT32_MAX :
 		    (int)left);
