@@ -40,16 +40,30 @@ int
 cordon_default_trace_path(char **out)
 {
 	const char *dir, *home;
-	struct passwd *pw;
+	char pwbuf[CORDON_PW_BUF_LEN];
+	struct passwd pw;
 
 	if ((dir = env_dir("XDG_STATE_HOME")) != NULL)
 		return join(out, dir, "cordon/trace.db");
 	if ((home = env_dir("HOME")) == NULL) {
-		if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir[0] != '/')
+		if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) < 0 ||
+		    pw.pw_dir[0] != '/')
 			return -CORDON_E_INVAL;
-		home = pw->pw_dir;
+		home = pw.pw_dir;
 	}
 	return join(out, home, ".local/state/cordon/trace.db");
+}
+
+int
+cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz)
+{
+	struct passwd *found = NULL;
+	int e;
+
+	do {
+		e = getpwuid_r(uid, pw, buf, bufsz, &found);
+	} while (e == EINTR);
+	return e == 0 && found != NULL ? 0 : -CORDON_E_INVAL;
 }
 
 int

@@ -148,8 +148,8 @@ static int
 fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
     struct cordon_result *r)
 {
-	struct passwd *pw;
-	char cwd[CORDON_MAX_PATH_LEN + 1];
+	char cwd[CORDON_MAX_PATH_LEN + 1], pwbuf[CORDON_PW_BUF_LEN];
+	struct passwd pw;
 	size_t i;
 	int err;
 
@@ -167,8 +167,8 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 	    (r->cwd = strdup(cwd)) == NULL)
 		return -CORDON_E_NOMEM;
 	r->uid = (uint32_t)getuid();
-	if ((pw = getpwuid(getuid())) != NULL &&
-	    (r->user = strdup(pw->pw_name)) == NULL)
+	if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) == 0 &&
+	    (r->user = strdup(pw.pw_name)) == NULL)
 		return -CORDON_E_NOMEM;
 	r->backend_requested = cfg->backend;
 	r->limits = cfg->limits;
