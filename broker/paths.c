@@ -144,7 +144,7 @@ cordon_now_ms(void)
 uint64_t
 cordon_proc_start_time(uint32_t pid)
 {
-	char path[64], buf[1024], *p;
+	char path[64], buf[1024], *p, *end = NULL;
 	unsigned long long v = 0;
 	ssize_t n;
 	int fd, field;
@@ -162,7 +162,12 @@ cordon_proc_start_time(uint32_t pid)
 		return 0;
 	for (field = 2; field < 22 && p != NULL; field++)
 		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p + 1, "%llu", &v) != 1)
+	/* strtoull, not sscanf: an overflow must not pass as a start time. */
+	if (p == NULL || p[1] < '0' || p[1] > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(p + 1, &end, 10);
+	if (errno != 0 || (*end != ' ' && *end != '\n' && *end != '\0'))
 		return 0;
 	return v;
 }
