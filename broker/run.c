@@ -479,7 +479,8 @@ recover(const cordon_config *cfg, const char *helper, struct cordon_result *r,
 }
 
 int
-cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
+cordon_run(const cordon_config *cfg, char *const argv[],
+    cordon_result **result)
 {
 	struct cordon_trace *t = NULL;
 	struct cordon_result *r = NULL;
@@ -490,7 +491,7 @@ cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
 	pid_t pid = -1;
 	int sock = -1, err, status;
 
-	*out = NULL;
+	*result = NULL;
 	if ((err = check_argv(argv, &argc)) < 0)
 		return err;
 	if (cordon_limits_check(&cfg->limits) != 0)
@@ -540,7 +541,7 @@ cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
 	r->ended_ms = cordon_now_ms();
 	if (cordon_trace_finish(t, r, p.ev, p.n) < 0)
 		set_error(r, "the end of the run could not be written to the trace");
-	*out = r;
+	*result = r;
 	r = NULL;
 	err = 0;
 out:
