@@ -32,8 +32,6 @@
 
 #include "helper.h"
 
-extern char **environ;
-
 /* What the child was doing when it failed; index into stage_names. */
 enum stage {
 	ST_EXEC, ST_SETSID, ST_NNP, ST_PDEATHSIG, ST_CHDIR, ST_RLIMIT_CPU,
