@@ -641,6 +641,21 @@ cmd_probe(int argc, char **argv, cordon_config *cfg)
 	return 0;
 }
 
+/*
+ * stdout's error flag is sticky: one check here covers every printf
+ * before it.  A listing or an export cut short by a full disk or a
+ * closed pipe must not exit 0 as if the record were complete.
+ */
+static int
+stdout_checked(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cordon: error writing to standard output\n");
+		return EXIT_SANDBOX;
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -652,12 +667,12 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage_text, stdout);
-		return 0;
+		return stdout_checked(0);
 	}
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0) {
 		printf("cordon %s\n", PACKAGE_VERSION);
-		return 0;
+		return stdout_checked(0);
 	}
 	if ((cfg = cordon_config_new()) == NULL) {
 		fprintf(stderr, "cordon: out of memory\n");
@@ -674,5 +689,5 @@ main(int argc, char **argv)
 	else
 		usage_error("unknown command '%s'", argv[1]);
 	cordon_config_free(cfg);
-	return rc;
+	return stdout_checked(rc);
 }
