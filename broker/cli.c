@@ -75,22 +75,21 @@ set_limit(cordon_config *cfg, enum cordon_cap_id cap, const char *flag,
     const char *arg)
 {
 	uint64_t v = 0;
-	int r;
 
 	switch (cap) {
 	case CORDON_CAP_CPU:
 	case CORDON_CAP_WALL:
-		if ((r = cordon_parse_duration(arg, &v)) < 0)
+		if (cordon_parse_duration(arg, &v) < 0)
 			usage_error("%s: '%s' is not a duration (e.g. 1.5, 90s, "
 			    "500ms, 2m)", flag, arg);
 		break;
 	case CORDON_CAP_MEMORY:
-		if ((r = cordon_parse_size(arg, &v)) < 0)
+		if (cordon_parse_size(arg, &v) < 0)
 			usage_error("%s: '%s' is not a size (e.g. 512M, 2G)",
 			    flag, arg);
 		break;
 	default:
-		if ((r = cordon_parse_count(arg, &v)) < 0)
+		if (cordon_parse_count(arg, &v) < 0)
 			usage_error("%s: '%s' is not a whole number", flag, arg);
 		break;
 	}

@@ -153,10 +153,9 @@ read_children_file(const char *path, struct pidlist *out)
 	static struct rbuf b;
 	char *p, *end;
 	bool trunc = false;
-	ssize_t n;
 	long v;
 
-	if ((n = read_grow(path, &b, MAX_CHILDREN_FILE, &trunc)) < 0)
+	if (read_grow(path, &b, MAX_CHILDREN_FILE, &trunc) < 0)
 		return errno == ENOMEM ? -1 : 0; /* gone: no children */
 	for (p = b.p; *p != '\0'; p = end) {
 		errno = 0;
