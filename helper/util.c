@@ -55,6 +55,7 @@ die(const char *f, ...)
 
 	va_start(ap, f);
 	vdie(0, f, ap);
+	/* cppcheck-suppress va_end_missing ; vdie() never returns */
 }
 
 void
@@ -65,6 +66,7 @@ die_errno(const char *f, ...)
 
 	va_start(ap, f);
 	vdie(saved, f, ap);
+	/* cppcheck-suppress va_end_missing ; vdie() never returns */
 }
 
 void *
