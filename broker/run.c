@@ -180,14 +180,26 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 
 /*
  * Starts the helper with its end of a fresh socketpair on fd 3 and an
- * empty environment; it needs nothing of ours but the request.
+ * empty environment; it needs nothing of ours but the request.  Only the
+ * sanitizer build (for tests; configure refuses it for a setuid helper)
+ * passes the sanitizer options on, so that the helper's reports land
+ * where the test suite collects them (tests/sanitized.sh).
  */
 static int
 start_helper(const char *path, pid_t *pid, int *sock)
 {
-	static char *const henv[] = { NULL };
+	char *henv[4] = { NULL, NULL, NULL, NULL };
 	char *const hargv[] = { "cordon-helper", NULL };
 	int sv[2];
+#ifdef CORDON_SANITIZERS
+	size_t i, k = 0;
+
+	for (i = 0; environ != NULL && environ[i] != NULL && k < 3; i++)
+		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0 ||
+		    strncmp(environ[i], "UBSAN_OPTIONS=", 14) == 0 ||
+		    strncmp(environ[i], "LSAN_OPTIONS=", 13) == 0)
+			henv[k++] = environ[i];
+#endif
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -CORDON_E_HELPER;
