@@ -23,11 +23,11 @@ chmod 1777 "$dir" || exit 99
 
 # Every error is fatal; leaks are errors; the checks that cost little more
 # than the defaults are on.
-ASAN_OPTIONS="log_path=$dir/asan:detect_leaks=1:strict_string_checks=1"
+ASAN_OPTIONS="log_path=$dir/report:detect_leaks=1:strict_string_checks=1"
 ASAN_OPTIONS="$ASAN_OPTIONS:detect_stack_use_after_return=1"
 ASAN_OPTIONS="$ASAN_OPTIONS:check_initialization_order=1:strict_init_order=1"
 ASAN_OPTIONS="$ASAN_OPTIONS:${CORDON_EXTRA_ASAN_OPTIONS:-}"
-UBSAN_OPTIONS="log_path=$dir/ubsan:print_stacktrace=1:halt_on_error=1"
+UBSAN_OPTIONS="log_path=$dir/report:print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS UBSAN_OPTIONS
 
 "$@"
