@@ -75,22 +75,21 @@ set_limit(cordon_config *cfg, enum cordon_cap_id cap, const char *flag,
     const char *arg)
 {
 	uint64_t v = 0;
-	int r;
 
 	switch (cap) {
 	case CORDON_CAP_CPU:
 	case CORDON_CAP_WALL:
-		if ((r = cordon_parse_duration(arg, &v)) < 0)
+		if (cordon_parse_duration(arg, &v) < 0)
 			usage_error("%s: '%s' is not a duration (e.g. 1.5, 90s, "
 			    "500ms, 2m)", flag, arg);
 		break;
 	case CORDON_CAP_MEMORY:
-		if ((r = cordon_parse_size(arg, &v)) < 0)
+		if (cordon_parse_size(arg, &v) < 0)
 			usage_error("%s: '%s' is not a size (e.g. 512M, 2G)",
 			    flag, arg);
 		break;
 	default:
-		if ((r = cordon_parse_count(arg, &v)) < 0)
+		if (cordon_parse_count(arg, &v) < 0)
 			usage_error("%s: '%s' is not a whole number", flag, arg);
 		break;
 	}
@@ -685,6 +684,21 @@ cmd_probe(int argc, char **argv, cordon_config *cfg)
 	return rc;
 }
 
+/*
+ * stdout's error flag is sticky: one check here covers every printf
+ * before it.  A listing or an export cut short by a full disk or a
+ * closed pipe must not exit 0 as if the record were complete.
+ */
+static int
+stdout_checked(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cordon: error writing to standard output\n");
+		return EXIT_SANDBOX;
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -696,12 +710,12 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage_text, stdout);
-		return 0;
+		return stdout_checked(0);
 	}
 	if (strcmp(argv[1], "version") == 0 ||
 	    strcmp(argv[1], "--version") == 0) {
 		printf("cordon %s\n", PACKAGE_VERSION);
-		return 0;
+		return stdout_checked(0);
 	}
 	if ((cfg = cordon_config_new()) == NULL) {
 		fprintf(stderr, "cordon: out of memory\n");
@@ -718,5 +732,5 @@ main(int argc, char **argv)
 	else
 		usage_error("unknown command '%s'", argv[1]);
 	cordon_config_free(cfg);
-	return rc;
+	return stdout_checked(rc);
 }

@@ -5,6 +5,7 @@
 #ifndef CORDON_BROKER_INTERNAL_H
 #define CORDON_BROKER_INTERNAL_H
 
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -66,6 +67,13 @@ int cordon_default_trace_path(char **out);
 int cordon_default_workdir_base(char **out);
 /* The helper to exec: the configured path, or $CORDON_HELPER for tests. */
 int cordon_helper_path(char **out);
+/*
+ * uid's passwd entry through getpwuid_r, its strings in buf: libcordon
+ * may run in a threaded program, where getpwuid's one static result can
+ * be overwritten by another thread's lookup while we read it.
+ */
+#define CORDON_PW_BUF_LEN 16384
+int cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz);
 
 /* run.c: the helper with its end of a new socketpair on fd 3. */
 int cordon_start_helper(const char *path, pid_t *pid, int *sock);

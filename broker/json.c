@@ -169,12 +169,9 @@ string(struct cordon_json *j, const char *s)
 		} else if (*p == '\t') {
 			puts_(j, "\\t");
 			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\u%04x", *p);
-			puts_(j, esc);
-			p++;
-		} else if ((n = utf8_len(p)) == 0) {
-			/* Not UTF-8: the byte's value, visibly escaped. */
+		} else if (*p < 0x20 || *p == 0x7f ||
+		    (n = utf8_len(p)) == 0) {
+			/* Controls, and bytes that are not UTF-8: by value. */
 			snprintf(esc, sizeof(esc), "\\u%04x", *p);
 			puts_(j, esc);
 			p++;
@@ -230,13 +227,15 @@ void
 cordon_json_double(struct cordon_json *j, double v)
 {
 	char b[40];
+	int n;
 
-	if (!isfinite(v)) {
+	/* Past about 1e32 "%.6f" does not fit: never print a cut number. */
+	n = isfinite(v) ? snprintf(b, sizeof(b), "%.6f", v) : -1;
+	if (n < 0 || (size_t)n >= sizeof(b)) {
 		cordon_json_null(j);
 		return;
 	}
 	value_start(j);
-	snprintf(b, sizeof(b), "%.6f", v);
 	puts_(j, b);
 }
 

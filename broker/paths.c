@@ -40,16 +40,30 @@ int
 cordon_default_trace_path(char **out)
 {
 	const char *dir, *home;
-	struct passwd *pw;
+	char pwbuf[CORDON_PW_BUF_LEN];
+	struct passwd pw;
 
 	if ((dir = env_dir("XDG_STATE_HOME")) != NULL)
 		return join(out, dir, "cordon/trace.db");
 	if ((home = env_dir("HOME")) == NULL) {
-		if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir[0] != '/')
+		if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) < 0 ||
+		    pw.pw_dir[0] != '/')
 			return -CORDON_E_INVAL;
-		home = pw->pw_dir;
+		home = pw.pw_dir;
 	}
 	return join(out, home, ".local/state/cordon/trace.db");
+}
+
+int
+cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz)
+{
+	struct passwd *found = NULL;
+	int e;
+
+	do {
+		e = getpwuid_r(uid, pw, buf, bufsz, &found);
+	} while (e == EINTR);
+	return e == 0 && found != NULL ? 0 : -CORDON_E_INVAL;
 }
 
 int
@@ -130,7 +144,7 @@ cordon_now_ms(void)
 uint64_t
 cordon_proc_start_time(uint32_t pid)
 {
-	char path[64], buf[1024], *p;
+	char path[64], buf[1024], *p, *end = NULL;
 	unsigned long long v = 0;
 	ssize_t n;
 	int fd, field;
@@ -148,7 +162,12 @@ cordon_proc_start_time(uint32_t pid)
 		return 0;
 	for (field = 2; field < 22 && p != NULL; field++)
 		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p + 1, "%llu", &v) != 1)
+	/* strtoull, not sscanf: an overflow must not pass as a start time. */
+	if (p == NULL || p[1] < '0' || p[1] > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(p + 1, &end, 10);
+	if (errno != 0 || (*end != ' ' && *end != '\n' && *end != '\0'))
 		return 0;
 	return v;
 }

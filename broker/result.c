@@ -170,7 +170,7 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 }
 
 int
-cordon_result_json(const cordon_result *r, char **out)
+cordon_result_json(const cordon_result *r, char **json)
 {
 	struct cordon_json j;
 	int err;
@@ -179,6 +179,6 @@ cordon_result_json(const cordon_result *r, char **out)
 	cordon_json_obj_begin(&j);
 	cordon_result_json_fields(r, &j);
 	cordon_json_obj_end(&j);
-	*out = cordon_json_finish(&j, &err);
+	*json = cordon_json_finish(&j, &err);
 	return err;
 }

@@ -37,8 +37,6 @@
 #include "trace.h"
 #include "wire.h"
 
-extern char **environ;
-
 #define MAX_EVENTS 16
 
 /* Events received but not yet committed to the trace. */
@@ -148,8 +146,8 @@ static int
 fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
     struct cordon_result *r)
 {
-	struct passwd *pw;
-	char cwd[CORDON_MAX_PATH_LEN + 1];
+	char cwd[CORDON_MAX_PATH_LEN + 1], pwbuf[CORDON_PW_BUF_LEN];
+	struct passwd pw;
 	size_t i;
 	int err;
 
@@ -167,8 +165,8 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 	    (r->cwd = strdup(cwd)) == NULL)
 		return -CORDON_E_NOMEM;
 	r->uid = (uint32_t)getuid();
-	if ((pw = getpwuid(getuid())) != NULL &&
-	    (r->user = strdup(pw->pw_name)) == NULL)
+	if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) == 0 &&
+	    (r->user = strdup(pw.pw_name)) == NULL)
 		return -CORDON_E_NOMEM;
 	r->backend_requested = cfg->backend;
 	r->limits = cfg->limits;
@@ -182,14 +180,26 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 
 /*
  * Starts the helper with its end of a fresh socketpair on fd 3 and an
- * empty environment; it needs nothing of ours but the request.
+ * empty environment; it needs nothing of ours but the request.  Only the
+ * sanitizer build (for tests; configure refuses it for a setuid helper)
+ * passes the sanitizer options on, so that the helper's reports land
+ * where the test suite collects them (tests/sanitized.sh).
  */
 int
 cordon_start_helper(const char *path, pid_t *pid, int *sock)
 {
-	static char *const henv[] = { NULL };
+	char *henv[4] = { NULL, NULL, NULL, NULL };
 	char *const hargv[] = { "cordon-helper", NULL };
 	int sv[2];
+#ifdef CORDON_SANITIZERS
+	size_t i, k = 0;
+
+	for (i = 0; environ != NULL && environ[i] != NULL && k < 3; i++)
+		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0 ||
+		    strncmp(environ[i], "UBSAN_OPTIONS=", 14) == 0 ||
+		    strncmp(environ[i], "LSAN_OPTIONS=", 13) == 0)
+			henv[k++] = environ[i];
+#endif
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -CORDON_E_HELPER;
@@ -390,6 +400,8 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 	pfd[1].events = POLLIN;
 	while (!over) {
 		pfd[1].fd = cancelled ? -1 : cancel_fd;
+		/* Skipping poll (deadline passed) must not leave stale events. */
+		pfd[0].revents = pfd[1].revents = 0;
 		left = deadline_ms - mono_ms();
 		n = left <= 0 ? 0 : poll(pfd, 2, left > INT32_MAX ? INT32_MAX :
 		    (int)left);
@@ -477,7 +489,8 @@ recover(const cordon_config *cfg, const char *helper, struct cordon_result *r,
 }
 
 int
-cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
+cordon_run(const cordon_config *cfg, char *const argv[],
+    cordon_result **result)
 {
 	struct cordon_trace *t = NULL;
 	struct cordon_result *r = NULL;
@@ -488,7 +501,7 @@ cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
 	pid_t pid = -1;
 	int sock = -1, err, status;
 
-	*out = NULL;
+	*result = NULL;
 	if ((err = check_argv(argv, &argc)) < 0)
 		return err;
 	if (cordon_limits_check(&cfg->limits) != 0)
@@ -538,7 +551,7 @@ cordon_run(const cordon_config *cfg, char *const argv[], cordon_result **out)
 	r->ended_ms = cordon_now_ms();
 	if (cordon_trace_finish(t, r, p.ev, p.n) < 0)
 		set_error(r, "the end of the run could not be written to the trace");
-	*out = r;
+	*result = r;
 	r = NULL;
 	err = 0;
 out:

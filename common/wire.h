@@ -121,7 +121,8 @@ struct cordon_msg {
 /* Frees the strings a decoded message owns and zeroes it. */
 void cordon_msg_clear(struct cordon_msg *m);
 
-int cordon_msg_encode(const struct cordon_msg *m, struct cordon_buf *out);
+/* Encodes m into b, a new writer the caller frees (freed here on error). */
+int cordon_msg_encode(const struct cordon_msg *m, struct cordon_buf *b);
 int cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m);
 
 /* One message per datagram; -CORDON_E_EOF when the peer is gone. */

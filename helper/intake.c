@@ -74,6 +74,8 @@ intake_read(int sock, struct request *req)
 {
 	struct cordon_msg m;
 	size_t total = 0;
+	bool id_fits;
+	char *e;
 	uint32_t i;
 
 	memset(req, 0, sizeof(*req));
@@ -102,12 +104,19 @@ intake_read(int sock, struct request *req)
 	req->limits = m.u.request.limits;
 	req->argc = m.u.request.argc;
 	req->envc = m.u.request.envc;
-	if (strlcpy(req->run_id, m.u.request.run_id, sizeof(req->run_id)) >=
-	    sizeof(req->run_id) || !cordon_run_id_valid(req->run_id))
-		die("malformed run id");
+	id_fits = strlcpy(req->run_id, m.u.request.run_id,
+	    sizeof(req->run_id)) < sizeof(req->run_id);
+	/*
+	 * Whatever was received is owned by req before anything is checked,
+	 * here and below, so that no die() path leaves an allocation that
+	 * request_free() cannot reach (the fuzz harness, which survives
+	 * die(), relies on it: tests/fuzz/fuzz_intake.c).
+	 */
 	req->workdir_base = m.u.request.workdir_base;
 	m.u.request.workdir_base = NULL;
 	cordon_msg_clear(&m);
+	if (!id_fits || !cordon_run_id_valid(req->run_id))
+		die("malformed run id");
 	if ((req->flags & ~CORDON_REQ_FLAGS_ALL) != 0 ||
 	    req->backend >= CORDON_BACKEND_MAX_ ||
 	    cordon_limits_check(&req->limits) != 0 ||
@@ -122,13 +131,13 @@ intake_read(int sock, struct request *req)
 	for (i = 0; i < req->argc; i++) {
 		recv_expect(sock, CORDON_MSG_ARG, CORDON_MSG_ARG, CORDON_MSG_ARG,
 		    &m);
-		total += strlen(m.u.str) + 1;
-		if (total > CORDON_MAX_ARGV_BYTES)
-			die("argv and environment exceed %u bytes",
-			    CORDON_MAX_ARGV_BYTES);
 		req->argv[i] = m.u.str;
 		m.u.str = NULL;
 		cordon_msg_clear(&m);
+		total += strlen(req->argv[i]) + 1;
+		if (total > CORDON_MAX_ARGV_BYTES)
+			die("argv and environment exceed %u bytes",
+			    CORDON_MAX_ARGV_BYTES);
 	}
 	if (req->argv[0][0] == '\0')
 		die("empty command name");
@@ -138,20 +147,21 @@ intake_read(int sock, struct request *req)
 	for (i = 0; i < req->envc; i++) {
 		recv_expect(sock, CORDON_MSG_ENV, CORDON_MSG_ENV, CORDON_MSG_ENV,
 		    &m);
-		total += strlen(m.u.str) + 1;
+		e = req->envp[i] = m.u.str;
+		m.u.str = NULL;
+		cordon_msg_clear(&m);
+		total += strlen(e) + 1;
 		if (total > CORDON_MAX_ARGV_BYTES)
 			die("argv and environment exceed %u bytes",
 			    CORDON_MAX_ARGV_BYTES);
 		/* The decoder guaranteed a '=' and a non-empty key. */
-		if (!cordon_env_allowed(m.u.str))
+		if (!cordon_env_allowed(e))
 			die("environment variable not on the allow-list: %.*s",
-			    (int)(strchr(m.u.str, '=') - m.u.str), m.u.str);
-		if (env_has_key(req->envp, i, m.u.str))
+			    (int)(strchr(e, '=') - e), e);
+		/* Entries 0 .. i-1 only: e itself is not compared with. */
+		if (env_has_key(req->envp, i, e))
 			die("environment variable given twice: %.*s",
-			    (int)(strchr(m.u.str, '=') - m.u.str), m.u.str);
-		req->envp[i] = m.u.str;
-		m.u.str = NULL;
-		cordon_msg_clear(&m);
+			    (int)(strchr(e, '=') - e), e);
 	}
 }
 

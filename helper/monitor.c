@@ -122,7 +122,6 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	bool done = false, stop = false;
 	int status = 0, tick, wall, i, r;
 	uint64_t expirations;
-	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
@@ -152,7 +151,7 @@ monitor_run(int sock, int sigfd, const struct request *req,
 			die_errno("poll");
 		}
 		if (pfd[PFD_SIG].revents & POLLIN) {
-			while ((n = read(sigfd, &si, sizeof(si))) ==
+			while (read(sigfd, &si, sizeof(si)) ==
 			    (ssize_t)sizeof(si)) {
 				if (si.ssi_signo == SIGCHLD ||
 				    si.ssi_signo == SIGTSTP ||
@@ -173,8 +172,7 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		if (stop)
 			break;
 		if (done) {
-			/* Its last CPU use is in the reaped total now. */
-			s.cpu_ns = tree_reaped_cpu_ns();
+			/* Its last CPU use is in the reaped total, read below. */
 			if (sp->status_fd < 0) {
 				payload_outcome(req, sp, status, res);
 			} else if (read(sp->status_fd, &status, sizeof(status)) ==

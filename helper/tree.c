@@ -146,10 +146,9 @@ read_children_file(const char *path, struct pidlist *out)
 	static struct rbuf b;
 	char *p, *end;
 	bool trunc = false;
-	ssize_t n;
 	long v;
 
-	if ((n = read_grow(path, &b, MAX_CHILDREN_FILE, &trunc)) < 0)
+	if (read_grow(path, &b, MAX_CHILDREN_FILE, &trunc) < 0)
 		return errno == ENOMEM ? -1 : 0; /* gone: no children */
 	for (p = b.p; *p != '\0'; p = end) {
 		errno = 0;
@@ -411,7 +410,9 @@ tree_kill(void)
 	for (;;) {
 		/* A partial walk still kills what it found; the loop repeats. */
 		(void)walk(&l, NULL);
-		qsort(l.v, l.n, sizeof(pid_t), cmp_pid);
+		/* An empty list has v == NULL, which qsort may not be given. */
+		if (l.n > 0)
+			qsort(l.v, l.n, sizeof(pid_t), cmp_pid);
 		for (i = 0; i < l.n; i++)
 			kill_verified(l.v[i], &l);
 		tree_reap(-1, NULL, NULL);

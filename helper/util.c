@@ -21,7 +21,7 @@ set_die_hook(void (*hook)(const char *why))
 	die_hook = hook;
 }
 
-static NORETURN void
+static NORETURN PRINTF(2, 0) void
 vdie(int saved_errno, const char *f, va_list ap)
 {
 	char msg[1024];
@@ -50,6 +50,7 @@ die(const char *f, ...)
 
 	va_start(ap, f);
 	vdie(0, f, ap);
+	/* cppcheck-suppress va_end_missing ; vdie() never returns */
 }
 
 void
@@ -60,6 +61,7 @@ die_errno(const char *f, ...)
 
 	va_start(ap, f);
 	vdie(saved, f, ap);
+	/* cppcheck-suppress va_end_missing ; vdie() never returns */
 }
 
 void *

@@ -400,7 +400,11 @@ rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
 	if ((cur = open_dir(dirfd, name, NULL, &st)) < 0)
 		return ERR("cannot open %s: %s", name, strerror(errno));
 	place_of(cur, &st, &top);
-	child_name = strdup(name);
+	/* The root's frame is pushed first; without it depth underflows. */
+	if ((child_name = strdup(name)) == NULL) {
+		ERR("out of memory removing %s", name);
+		goto out;
+	}
 	for (;;) {
 		if (child_name != NULL) {
 			/* Entered a directory: remember where we came from. */

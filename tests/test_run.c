@@ -677,6 +677,28 @@ START_TEST(trace_list_and_show)
 }
 END_TEST
 
+/* An export or listing that could not be written is not a success. */
+START_TEST(trace_output_to_a_full_disk_fails)
+{
+	static const char *const subs[] = { "list", "export" };
+	struct cmd c, l;
+	size_t i;
+
+	ck_assert_int_eq(crun(&c, NULL, "--", "exit", "0", NULL), 0);
+	cmd_free(&c);
+	for (i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		char *argv[] = { "/bin/sh", "-c",
+		    "exec \"$0\" trace \"$1\" \"$2\" >/dev/full",
+		    (char *)cordon_bin(), (char *)subs[i], S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 125);
+		ck_assert_msg(strstr(l.err, "standard output") != NULL,
+		    "trace %s: %s", subs[i], l.err);
+		cmd_free(&l);
+	}
+}
+END_TEST
+
 /* argv round-trips exactly, bytes and all. */
 START_TEST(argv_is_recorded_exactly)
 {
@@ -785,6 +807,7 @@ run_suite(void)
 	tcase_add_test(tc, helper_sigkill_is_reclaimed);
 	tcase_add_test(tc, concurrent_runs_lose_no_row);
 	tcase_add_test(tc, trace_list_and_show);
+	tcase_add_test(tc, trace_output_to_a_full_disk_fails);
 	tcase_add_test(tc, argv_is_recorded_exactly);
 	tcase_add_test(tc, unprivileged_chmod_000_is_removed);
 	suite_add_tcase(s, tc);

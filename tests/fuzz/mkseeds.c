@@ -1,0 +1,323 @@
+/*
+ * mkseeds.c - writes the seed corpora of the fuzz harnesses.
+ *
+ *   tests/fuzz/mkseeds DIR       (make fuzz-seeds: DIR is tests/fuzz/corpus)
+ *
+ * Seeds are made with the real encoder, so they stay valid when the
+ * protocol changes: rerun it (and commit the result) after changing
+ * common/wire.c.  Each harness gets every valid shape it can read and a
+ * few near misses, named for what they are; libFuzzer starts from these.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "wire.h"
+
+#define RUN_ID "0123456789abcdef0123456789abcdef"
+
+static const char *outdir;
+
+static void
+write_file(const char *target, const char *name, const void *p, size_t n)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", outdir, target);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		perror(path);
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/%s/%s", outdir, target, name);
+	if ((f = fopen(path, "wb")) == NULL ||
+	    (n > 0 && fwrite(p, 1, n, f) != n) || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static struct cordon_buf
+encode(const struct cordon_msg *m)
+{
+	struct cordon_buf b;
+
+	if (cordon_msg_encode(m, &b) < 0) {
+		fprintf(stderr, "cannot encode message type %u\n", m->type);
+		exit(1);
+	}
+	return b;
+}
+
+/* --- wire: single datagrams ------------------------------------------ */
+
+static void
+wire(const char *name, const struct cordon_msg *m)
+{
+	struct cordon_buf b = encode(m);
+
+	write_file("wire", name, b.d, b.len);
+	cordon_buf_free(&b);
+}
+
+static void
+request(struct cordon_msg *m, uint32_t argc, uint32_t envc)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = CORDON_MSG_REQUEST;
+	m->u.request.flags = 0;
+	m->u.request.backend = CORDON_BACKEND_AUTO;
+	cordon_limits_default(&m->u.request.limits);
+	m->u.request.run_id = RUN_ID;
+	m->u.request.workdir_base = "/tmp/cordon-0";
+	m->u.request.argc = argc;
+	m->u.request.envc = envc;
+}
+
+static void
+str_msg(struct cordon_msg *m, uint16_t type, const char *s)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	m->u.str = (char *)(uintptr_t)s;
+}
+
+static void
+wire_seeds(void)
+{
+	static const uint8_t bad_version[] = { 0, 2, 0, 2, 0, 0, 0, 0 };
+	static const uint8_t bad_type[] = { 0, 1, 0, 99 };
+	static const uint8_t nul_in_string[] = { 0, 1, 0, 2, 0, 0, 0, 3,
+	    'a', 0, 'b' };
+	static const uint8_t long_string[] = { 0, 1, 0, 2, 0xff, 0xff, 0xff,
+	    0xff, 'a' };
+	uint8_t frame[64];
+	struct cordon_msg m;
+	struct cordon_buf b;
+
+	request(&m, 2, 1);
+	wire("request", &m);
+	m.u.request.flags = CORDON_REQ_NETWORK;
+	m.u.request.backend = CORDON_BACKEND_FLOOR;
+	m.u.request.limits.nproc = 64;
+	wire("request-network-floor-nproc", &m);
+	str_msg(&m, CORDON_MSG_ARG, "/bin/sh");
+	wire("arg", &m);
+	str_msg(&m, CORDON_MSG_ARG, "");
+	wire("arg-empty", &m);
+	str_msg(&m, CORDON_MSG_ENV, "PATH=/usr/bin:/bin");
+	wire("env", &m);
+	str_msg(&m, CORDON_MSG_GC, "/run/user/1000/cordon");
+	wire("gc", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_BACKEND;
+	m.u.backend.backend = CORDON_BACKEND_FLOOR;
+	m.u.backend.applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL;
+	m.u.backend.reason = "the only backend in this build";
+	wire("backend", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_CREATED;
+	m.u.created.workdir = "/tmp/cordon-0/" RUN_ID;
+	m.u.created.pid = 4242;
+	wire("created", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_CAP_HIT;
+	m.u.cap_hit.cap = CORDON_CAP_MEMORY;
+	m.u.cap_hit.observed = 3ULL << 30;
+	m.u.cap_hit.limit = 2ULL << 30;
+	wire("cap-hit", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_EXIT;
+	m.u.exit.outcome = CORDON_OUTCOME_EXITED;
+	m.u.exit.cap = CORDON_CAP_NONE;
+	m.u.exit.exit_code = 3;
+	m.u.exit.cpu_ns = 12345678;
+	m.u.exit.wall_ns = 23456789;
+	m.u.exit.max_rss = 1 << 20;
+	wire("exit-exited", &m);
+	m.u.exit.outcome = CORDON_OUTCOME_SIGNALED;
+	m.u.exit.exit_code = -1;
+	m.u.exit.signal = 15;
+	wire("exit-signaled", &m);
+	m.u.exit.outcome = CORDON_OUTCOME_CAP_HIT;
+	m.u.exit.cap = CORDON_CAP_WALL;
+	m.u.exit.signal = 9;
+	wire("exit-cap-hit", &m);
+	m.u.exit.outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+	m.u.exit.cap = CORDON_CAP_NONE;
+	m.u.exit.signal = 0;
+	m.u.exit.error = "cannot start the payload";
+	wire("exit-sandbox-error", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_TEARDOWN;
+	m.u.teardown.ok = 1;
+	wire("teardown-ok", &m);
+	m.u.teardown.ok = 0;
+	m.u.teardown.error = "workdir NOT removed";
+	wire("teardown-failed", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_ERROR;
+	m.u.error.err = 13;
+	m.u.error.message = "permission denied";
+	wire("error", &m);
+
+	/* Near misses: each one check away from valid. */
+	write_file("wire", "bad-version", bad_version, sizeof(bad_version));
+	write_file("wire", "bad-type", bad_type, sizeof(bad_type));
+	write_file("wire", "nul-in-string", nul_in_string,
+	    sizeof(nul_in_string));
+	write_file("wire", "string-longer-than-frame", long_string,
+	    sizeof(long_string));
+	str_msg(&m, CORDON_MSG_ARG, "x");
+	b = encode(&m);
+	if (b.len >= sizeof(frame))
+		exit(1);
+	memcpy(frame, b.d, b.len);
+	frame[b.len] = 'x';
+	write_file("wire", "trailing-byte", frame, b.len + 1);
+	write_file("wire", "truncated", frame, b.len - 1);
+	cordon_buf_free(&b);
+	write_file("wire", "empty", "", 0);
+}
+
+/* --- intake: datagram sequences ------------------------------------- */
+
+struct seq {
+	uint8_t d[8192];
+	size_t n;
+};
+
+static void
+seq_add(struct seq *s, const struct cordon_msg *m)
+{
+	struct cordon_buf b = encode(m);
+
+	if (s->n + 2 + b.len > sizeof(s->d)) {
+		fprintf(stderr, "intake seed too long\n");
+		exit(1);
+	}
+	s->d[s->n++] = (uint8_t)(b.len >> 8);
+	s->d[s->n++] = (uint8_t)b.len;
+	memcpy(s->d + s->n, b.d, b.len);
+	s->n += b.len;
+	cordon_buf_free(&b);
+}
+
+static void
+seq_request(struct seq *s, const char *const *argv, uint32_t argc,
+    const char *const *envp, uint32_t envc)
+{
+	struct cordon_msg m;
+	uint32_t i;
+
+	s->n = 0;
+	request(&m, argc, envc);
+	seq_add(s, &m);
+	for (i = 0; i < argc; i++) {
+		str_msg(&m, CORDON_MSG_ARG, argv[i]);
+		seq_add(s, &m);
+	}
+	for (i = 0; i < envc; i++) {
+		str_msg(&m, CORDON_MSG_ENV, envp[i]);
+		seq_add(s, &m);
+	}
+}
+
+static void
+intake_seeds(void)
+{
+	static const char *const argv[] = { "/bin/sh", "-c", "echo hi" };
+	static const char *const envp[] = { "PATH=/usr/bin:/bin", "LANG=C",
+	    "LC_ALL=C.UTF-8", "TERM=xterm" };
+	static const char *const not_allowed[] = { "LD_PRELOAD=/tmp/x.so" };
+	static const char *const proxy[] = { "HTTP_PROXY=http://p:3128" };
+	static const char *const twice[] = { "LANG=C", "LANG=en_US.UTF-8" };
+	static const char *const empty_cmd[] = { "" };
+	static const uint8_t eof_first[] = { 0, 0 };
+	struct cordon_msg m;
+	struct seq s;
+
+	seq_request(&s, argv, 3, envp, 4);
+	write_file("intake", "request", s.d, s.n);
+	seq_request(&s, argv, 1, NULL, 0);
+	write_file("intake", "request-no-env", s.d, s.n);
+	seq_request(&s, argv, 3, envp, 2);
+	s.n -= 10; /* the last ENV cut short */
+	write_file("intake", "request-truncated", s.d, s.n);
+	seq_request(&s, argv, 3, not_allowed, 1);
+	write_file("intake", "env-not-allowed", s.d, s.n);
+	seq_request(&s, argv, 3, proxy, 1);
+	write_file("intake", "env-proxy", s.d, s.n);
+	seq_request(&s, argv, 3, twice, 2);
+	write_file("intake", "env-twice", s.d, s.n);
+	seq_request(&s, empty_cmd, 1, NULL, 0);
+	write_file("intake", "empty-command", s.d, s.n);
+
+	/* An ENV where an ARG belongs. */
+	s.n = 0;
+	request(&m, 1, 0);
+	seq_add(&s, &m);
+	str_msg(&m, CORDON_MSG_ENV, "PATH=/bin");
+	seq_add(&s, &m);
+	write_file("intake", "wrong-type", s.d, s.n);
+
+	s.n = 0;
+	str_msg(&m, CORDON_MSG_GC, "/tmp/cordon-0");
+	seq_add(&s, &m);
+	write_file("intake", "gc", s.d, s.n);
+	s.n = 0;
+	str_msg(&m, CORDON_MSG_GC, "/tmp/../etc");
+	seq_add(&s, &m);
+	write_file("intake", "gc-dotdot", s.d, s.n);
+
+	write_file("intake", "eof-first", eof_first, sizeof(eof_first));
+}
+
+/* --- parse: texts ----------------------------------------------------- */
+
+static void
+parse_seeds(void)
+{
+	static const char *const texts[] = {
+		"0", "4096", "512K", "512KB", "512KiB", "2M", "1.5G", "2GiB",
+		"1T", "16777215T", "18446744073709551615",
+		"18446744073709551616", "1.5", "90s", "500ms", "2m", "1h",
+		"0.000000001", "1.0000000001", "1e3", " 5", "5 ", "+5", "-5",
+		"0x10", ".5", "5.", "1..5", "1.5B", "007",
+	};
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		snprintf(name, sizeof(name), "text-%02zu", i);
+		write_file("parse", name, texts[i], strlen(texts[i]));
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkseeds DIR\n");
+		return 2;
+	}
+	outdir = argv[1];
+	if (mkdir(outdir, 0755) < 0 && errno != EEXIST) {
+		perror(outdir);
+		return 1;
+	}
+	wire_seeds();
+	intake_seeds();
+	parse_seeds();
+	return 0;
+}
