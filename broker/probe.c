@@ -125,7 +125,7 @@ probe_cgroup(struct facts *st)
 		while (fgets(line, sizeof(line), f) != NULL)
 			if (strncmp(line, "0::", 3) == 0)
 				break;
-		fclose(f);
+		(void)fclose(f);
 	}
 	if (strncmp(line, "0::", 3) != 0) {
 		emit(st, "cgroup.delegated", "no: not in a v2 cgroup");
@@ -144,7 +144,7 @@ probe_cgroup(struct facts *st)
 	} else {
 		line[0] = '\0';
 		p = fgets(line, sizeof(line), f);
-		fclose(f);
+		(void)fclose(f);
 		if (p == NULL || strstr(line, "memory") == NULL ||
 		    strstr(line, "pids") == NULL)
 			(void)snprintf(v, sizeof(v), "no: %s offers no memory and "

@@ -290,7 +290,7 @@ main(int argc, char **argv)
 	char err[CORDON_MAX_TEXT_LEN] = "", reason[CORDON_MAX_TEXT_LEN] = "";
 	struct monitor_result res;
 	struct request req;
-	struct spawn sp;
+	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
 	struct cordon_msg m;
 	uint64_t start;
 	int sigfd;

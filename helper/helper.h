@@ -84,8 +84,6 @@ int rmtree_at(int dirfd, const char *name, char *err, size_t errsz);
 int workdir_gc(int base_fd, int patience_ms, char *err, size_t errsz);
 
 /* spawn.c: shared by the backends on the way to execve. */
-extern char **environ;
-
 struct spawn {
 	pid_t pid;          /* the helper's child: payload, or linux-ns init */
 	int pidfd;          /* -1 where pidfd_open is missing */

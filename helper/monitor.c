@@ -173,17 +173,15 @@ monitor_run(int sock, int sigfd, const struct request *req,
 			break;
 		if (done) {
 			/* Its last CPU use is in the reaped total, read below. */
-			if (sp->status_fd < 0) {
-				payload_outcome(req, sp, status, res);
-			} else if (read(sp->status_fd, &status, sizeof(status)) ==
-			    (ssize_t)sizeof(status)) {
-				/* linux-ns: the init passed the payload's status on. */
-				payload_outcome(req, sp, status, res);
-			} else {
+			/* linux-ns: the init passes the payload's status on. */
+			if (sp->status_fd >= 0 && read(sp->status_fd, &status,
+			    sizeof(status)) != (ssize_t)sizeof(status)) {
 				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 				(void)fmt(res->error, sizeof(res->error),
 				    "the sandbox's init ended without the "
 				    "payload's status");
+			} else {
+				payload_outcome(req, sp, status, res);
 			}
 			break;
 		}
