@@ -96,6 +96,13 @@ check_request(const struct request *q)
 	size_t total = 0, klen;
 	uint32_t i, k;
 
+	/* PROBE: only the backend asked for, in range; nothing else. */
+	if (q->probe_only) {
+		FUZZ_CHECK(q->workdir_base == NULL && q->argv == NULL &&
+		    q->envp == NULL && !q->gc_only);
+		FUZZ_CHECK(q->backend < CORDON_BACKEND_MAX_);
+		return;
+	}
 	FUZZ_CHECK(q->workdir_base != NULL && path_clean(q->workdir_base));
 	if (q->gc_only) {
 		FUZZ_CHECK(q->argv == NULL && q->envp == NULL);
