@@ -540,6 +540,14 @@ START_TEST(broker_sigkill_leaves_nothing)
 	broker = spawn_cmd(argv);
 	pid = wait_read_long(pidfile, 5000);
 	ck_assert_msg(pid > 0, "the payload never started");
+	/*
+	 * The payload can start before the broker has read the helper's
+	 * backend and created events; kill it only once they are in the
+	 * trace, so the test checks that a kill loses none of them.
+	 */
+	for (i = 0; i < 250 && trace_count(&S, "SELECT count(*) FROM events "
+	    "WHERE kind IN ('create', 'backend', 'created')", NULL) < 3; i++)
+		nanosleep(&ts, NULL);
 	ck_assert_int_eq(kill(broker, SIGKILL), 0);
 	ck_assert_int_eq(waitpid(broker, &status, 0), broker);
 	/* The helper sees EOF, kills the tree and tears down. */
