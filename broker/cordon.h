@@ -31,7 +31,11 @@ enum cordon_cap_id {
 	CORDON_CAP_NOFILE = 4,  /* open files per process (RLIMIT_NOFILE) */
 	CORDON_CAP_NPROC = 5,   /* processes in the tree */
 	CORDON_CAP_NETWORK = 6, /* network isolation ("applied" only) */
-	CORDON_CAP_MAX_ = 7
+	CORDON_CAP_OUTPUT = 7,  /* bytes written to captured stdout/stderr */
+	CORDON_CAP_DISK = 8,    /* bytes the workdir holds */
+	CORDON_CAP_FILESYSTEM = 9, /* writes confined ("applied" only) */
+	CORDON_CAP_SCOPING = 10, /* signals, abstract sockets ("applied" only) */
+	CORDON_CAP_MAX_ = 11
 };
 
 /* Backends, strongest first after AUTO. */

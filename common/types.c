@@ -15,6 +15,10 @@ static const char *const cap_names[CORDON_CAP_MAX_] = {
 	[CORDON_CAP_NOFILE] = "nofile",
 	[CORDON_CAP_NPROC] = "processes",
 	[CORDON_CAP_NETWORK] = "network",
+	[CORDON_CAP_OUTPUT] = "output",
+	[CORDON_CAP_DISK] = "disk",
+	[CORDON_CAP_FILESYSTEM] = "filesystem",
+	[CORDON_CAP_SCOPING] = "scoping",
 };
 
 static const char *const backend_names[CORDON_BACKEND_MAX_] = {

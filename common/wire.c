@@ -153,7 +153,8 @@ static bool
 cap_can_hit(uint8_t cap)
 {
 	return cap == CORDON_CAP_CPU || cap == CORDON_CAP_WALL ||
-	    cap == CORDON_CAP_MEMORY || cap == CORDON_CAP_NPROC;
+	    cap == CORDON_CAP_MEMORY || cap == CORDON_CAP_NPROC ||
+	    cap == CORDON_CAP_OUTPUT || cap == CORDON_CAP_DISK;
 }
 
 static int

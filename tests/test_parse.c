@@ -326,6 +326,7 @@ START_TEST(t_cap_outcome_names)
 {
 	static const char *const caps[CORDON_CAP_MAX_] = {
 		"none", "cpu", "wall", "memory", "nofile", "processes", "network",
+		"output", "disk", "filesystem", "scoping",
 	};
 	static const char *const outcomes[CORDON_OUTCOME_MAX_] = {
 		NULL, "exited", "signaled", "cap_hit", "sandbox_error",
