@@ -50,6 +50,8 @@ static struct {
 	bool have_workdir;
 	bool spawned;
 	struct workdir wd;
+	const struct request *audited; /* setuid mode: the start was logged */
+	const char *backend;
 } st = { .sock = -1 };
 
 static void
@@ -110,6 +112,8 @@ static void
 die_hook(const char *why)
 {
 	send_error(0, why);
+	if (st.audited != NULL)
+		priv_audit("end", st.audited, st.backend, "sandbox_error", "-");
 	cleanup();
 }
 
@@ -236,6 +240,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		return -1;
 	}
 	if (b == CORDON_BACKEND_FLOOR) {
+		priv_drop(); /* the floor needs no privilege at all */
 		spawn_set_home(req, st.wd.path);
 		if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
 			return -1;
@@ -261,6 +266,12 @@ static void
 report_end(const struct monitor_result *res)
 {
 	struct cordon_msg m;
+
+	priv_audit("end", st.audited, st.backend,
+	    cordon_outcome_name(res->outcome),
+	    res->outcome == CORDON_OUTCOME_CAP_HIT ? cordon_cap_name(res->cap) :
+	    "-");
+	st.audited = NULL;
 
 	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
 		memset(&m, 0, sizeof(m));
@@ -299,19 +310,11 @@ main(int argc, char **argv)
 	(void)argv;
 	umask(077);
 	sanitise_stdio();
-	/*
-	 * This build has no privilege-dropping code yet, so a helper started
-	 * with ids other than the caller's (setuid or setgid) must not run
-	 * anything: it would run the payload with those ids.
-	 */
-	if (geteuid() != getuid() || getegid() != getgid())
-		die("cordon-helper is installed setuid or setgid, which this "
-		    "build does not support; remove the bit (chmod u-s,g-s)");
+	/* Not dumpable (the payload, same uid, cannot ptrace the monitor);
+	 * in setuid mode also: empty environment, euid lowered (priv.c). */
+	priv_start();
 	check_socket();
 	closefrom(CORDON_HELPER_FD + 1);
-	/* Not dumpable: the payload (same uid) cannot ptrace the monitor. */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		die_errno("prctl(PR_SET_DUMPABLE)");
 	sigfd = setup_signals();
 	/* Orphans of the run are re-parented to us, never to init. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -328,6 +331,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (req.gc_only) {
+		priv_drop();
 		gc(&req, true);
 		request_free(&req);
 		return 0;
@@ -345,6 +349,9 @@ main(int argc, char **argv)
 		    cordon_backend_name(req.backend), err);
 	st.spawned = true;
 	send_msg(&m);
+	st.backend = cordon_backend_name(m.u.backend.backend);
+	st.audited = &req;
+	priv_audit("start", &req, st.backend, "-", "-");
 
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_CREATED;

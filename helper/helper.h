@@ -140,6 +140,21 @@ int backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
 /* Answers PROBE with FACTs, then BACKEND or ERROR. */
 void probe_report(int sock, enum cordon_backend_id want);
 
+/* priv.c: setuid mode (see helper.c for the steps and why they are safe). */
+bool priv_setuid(void);         /* started setuid root by a non-root user */
+void priv_start(void);          /* first in main; dies on what it refuses */
+void priv_raise(void);          /* euid 0 for the clone (setuid mode only) */
+void priv_drop(void);           /* for good, verified; idempotent */
+int priv_verify(uid_t uid, gid_t gid); /* ids all these; 0 unreachable */
+int priv_setgroups(void);       /* the invoker's supplementary groups */
+int priv_init_caps(void);       /* effective: only what the init needs */
+/* The audit line (bounded, printable); syslog()ed in setuid mode only. */
+bool audit_format(char *buf, size_t size, const char *event,
+    const char *run_id, unsigned uid, const char *user, const char *cmd,
+    const char *backend, const char *outcome, const char *cap);
+void priv_audit(const char *event, const struct request *req,
+    const char *backend, const char *outcome, const char *cap);
+
 /* seccomp.c: the baseline filter, loaded by the payload before execve. */
 int seccomp_baseline(void);
 

@@ -83,6 +83,7 @@ struct ns_ids {
 	uid_t uid;
 	gid_t gid;
 	bool drop_groups;    /* root invoked us: no supplementary groups */
+	bool setuid;         /* setuid mode: no user namespace (priv.c) */
 };
 
 /* Sets mount attributes on the mount fd refers to (and, if asked, below). */
@@ -467,7 +468,8 @@ drop_all_caps(void)
 
 /* The payload, forked by the init: drop everything, then execve. */
 static void NORETURN
-payload(const struct request *req, int errfd, bool nproc_ns)
+payload(const struct request *req, const struct ns_ids *ids, int errfd,
+    bool nproc_ns)
 {
 	struct rlimit rl;
 
@@ -488,7 +490,8 @@ payload(const struct request *req, int errfd, bool nproc_ns)
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 			spawn_fail(3, SPAWN_RLIMIT);
 	}
-	if (drop_all_caps() < 0)
+	/* ... and neither the caps nor another id can come back. */
+	if (drop_all_caps() < 0 || priv_verify(ids->uid, ids->gid) < 0)
 		spawn_fail(3, SPAWN_CAPS);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_fail(3, SPAWN_NNP);
@@ -505,6 +508,7 @@ take_ids(const struct ns_ids *ids)
 {
 	if (prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP) < 0 ||
 	    (ids->drop_groups && setgroups(0, NULL) < 0) ||
+	    (ids->setuid && priv_setgroups() < 0) ||
 	    setresgid(ids->gid, ids->gid, ids->gid) < 0 ||
 	    setresuid(ids->uid, ids->uid, ids->uid) < 0)
 		return -1;
@@ -527,7 +531,9 @@ init(const struct request *req, const struct workdir *wd,
 	int status = 0;
 
 	gather(wd, req, &src, errfd);
-	if (take_ids(ids) < 0)
+	/* A change of euid clears the parent-death signal: set it again. */
+	if ((!ids->setuid && take_ids(ids) < 0) ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		spawn_fail(errfd, SPAWN_IDS);
 	build_root(req, &src, errfd);
 	/* Nothing of the helper's (socket, workdir fds) stays in here. */
@@ -536,7 +542,8 @@ init(const struct request *req, const struct workdir *wd,
 		spawn_fail(errfd, SPAWN_HOSTNAME);
 	if (!network && loopback_up() < 0)
 		spawn_fail(errfd, SPAWN_LOOPBACK);
-	if (req->limits.nproc != 0)
+	/* Without a user namespace the limit would count the user's host-wide. */
+	if (req->limits.nproc != 0 && !ids->setuid)
 		nproc_ns = nproc_is_per_ns();
 	/* The setup report the helper reads once the payload has started. */
 	if (write(statusfd, &(int){ nproc_ns }, sizeof(int)) != sizeof(int))
@@ -546,7 +553,7 @@ init(const struct request *req, const struct workdir *wd,
 	if (pid < 0)
 		spawn_fail(errfd, SPAWN_FORK);
 	if (pid == 0)
-		payload(req, errfd, nproc_ns);
+		payload(req, ids, errfd, nproc_ns);
 	close(errfd);
 	/* pid 1 needs no privilege to wait (and never execs: no bounding set). */
 	if ((none = cap_init()) != NULL) {
@@ -645,6 +652,7 @@ choose_ids(struct ns_ids *ids)
 	ids->uid = getuid();
 	ids->gid = getgid();
 	ids->drop_groups = ids->uid == 0 && in_initial_userns();
+	ids->setuid = priv_setuid();
 	if (ids->drop_groups) {
 		ids->uid = NOBODY;
 		ids->gid = NOBODY;
@@ -672,8 +680,17 @@ ns_start(int flags, const struct ns_ids *ids, void (*fn)(void *), void *arg,
 		(void)fmt(err, errsz, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	/* A raw clone: fork semantics, with every namespace new. */
+	/*
+	 * A raw clone: fork semantics, with every namespace new.  In setuid
+	 * mode no user namespace (root makes the others), and the only
+	 * moment the helper itself holds privilege.
+	 */
+	if (ids->setuid)
+		flags &= ~CLONE_NEWUSER;
+	priv_raise();
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+	if (pid != 0)
+		priv_drop();
 	if (pid < 0) {
 		(void)fmt(err, errsz, "user namespaces unavailable: %s from "
 		    "clone", strerrorname_np(errno) != NULL ?
@@ -684,8 +701,17 @@ ns_start(int flags, const struct ns_ids *ids, void (*fn)(void *), void *arg,
 	}
 	if (pid == 0) {
 		close(sync[1]);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
-		    prctl(PR_SET_DUMPABLE, 1) < 0 || write(sync[0], "r", 1) != 1 ||
+		/*
+		 * Setuid mode: the invoker's ids now (keeping the caps the
+		 * init needs), the death signal re-armed after the change,
+		 * and the helper's "g" below proves it was still alive then.
+		 * Only a child waiting for its maps is ever dumpable.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || (ids->setuid &&
+		    (take_ids(ids) < 0 || priv_init_caps() < 0 ||
+		    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)) ||
+		    prctl(PR_SET_DUMPABLE, !ids->setuid) < 0 ||
+		    write(sync[0], "r", 1) != 1 ||
 		    read(sync[0], &c, 1) != 1 || prctl(PR_SET_DUMPABLE, 0) < 0)
 			_exit(126); /* the helper died or gave up */
 		close(sync[0]);
@@ -697,7 +723,7 @@ ns_start(int flags, const struct ns_ids *ids, void (*fn)(void *), void *arg,
 		(void)fmt(err, errsz, "the namespace child did not start");
 		goto fail;
 	}
-	if (write_maps(pid, ids) < 0) {
+	if (!ids->setuid && write_maps(pid, ids) < 0) {
 		(void)fmt(err, errsz, "cannot write the uid/gid maps: %s",
 		    strerror(errno));
 		goto fail;
@@ -804,7 +830,7 @@ probe_child(void *p)
 	struct init_args *a = p;
 	int m, ok;
 
-	if (take_ids(a->ids) < 0)
+	if (!a->ids->setuid && take_ids(a->ids) < 0)
 		spawn_fail(a->errfd, SPAWN_IDS);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		spawn_fail(a->errfd, SPAWN_MOUNT_PRIVATE);
@@ -814,7 +840,7 @@ probe_child(void *p)
 	if ((m = new_fs("proc", NULL, MOUNT_ATTR_NOSUID)) < 0)
 		spawn_fail(a->errfd, SPAWN_PROC);
 	close(m);
-	ok = nproc_is_per_ns();
+	ok = !a->ids->setuid && nproc_is_per_ns();
 	(void)!write(a->statusfd, &ok, sizeof(ok));
 	_exit(0);
 }

@@ -60,7 +60,7 @@ probe_report(int sock, enum cordon_backend_id want)
 	(void)fmt(v, sizeof(v), "%u%s", (unsigned)getuid(), getuid() == 0 ?
 	    " (root: the linux-ns payload runs as nobody)" : "");
 	fact(sock, "invoker.uid", v);
-	fact(sock, "helper.setuid", geteuid() != getuid() ? "yes" : "no");
+	fact(sock, "helper.setuid", priv_setuid() ? "yes" : "no");
 
 	/* The real thing, minus the payload: what a run's init does first. */
 	ns_ok = ns_probe(nserr, sizeof(nserr), &per_ns) == 0;

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -102,6 +104,8 @@ run_cmd_in(struct cmd *c, char *const argv[], char *const extra_env[],
 	return run_cmd_as(c, argv, extra_env, stdin_path, -1);
 }
 
+void (*run_cmd_hook)(void);
+
 int
 run_cmd_as(struct cmd *c, char *const argv[], char *const extra_env[],
     const char *stdin_path, int uid)
@@ -129,6 +133,8 @@ run_cmd_as(struct cmd *c, char *const argv[], char *const extra_env[],
 		dup2(err[1], 2);
 		close(out[0]);
 		close(out[1]);
+		if (run_cmd_hook != NULL)
+			run_cmd_hook();
 		/* Groups, gid, uid, in that order; each checked. */
 		if (uid >= 0 && (setgroups(0, NULL) < 0 ||
 		    setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) < 0 ||
@@ -362,4 +368,51 @@ nobody_bin_dir(const struct scratch *s)
 	    s->root);
 	ck_assert_int_eq(system(cmd), 0);
 	return dir;
+}
+
+const char *
+setuid_helper(const struct scratch *s)
+{
+	static char path[450];
+	const char *src = getenv("CORDON_HELPER_SETUID");
+	char cmd[2048];
+	struct stat st;
+
+	if (src == NULL || src[0] == '\0') {
+		fprintf(stderr, "CORDON_HELPER_SETUID is not set: run the tests "
+		    "with 'make check'\n");
+		exit(99);
+	}
+	/* In the root-owned bin dir (0755 in a 0711 scratch dir). */
+	snprintf(path, sizeof(path), "%s/cordon-helper-setuid",
+	    nobody_bin_dir(s));
+	if (stat(path, &st) == 0)
+		return path;
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chown root:root '%s' && "
+	    "chmod 4755 '%s'", src, path, path, path);
+	ck_assert_int_eq(system(cmd), 0);
+	return path;
+}
+
+void
+block_user_namespaces(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	/*
+	 * As root a filter needs no PR_SET_NO_NEW_PRIVS, so a setuid helper
+	 * started below it still gains root, and must do without a user
+	 * namespace.  clone3 passes its flags in memory: ENOSYS makes libc
+	 * fall back to clone, whose flags the filter can see.
+	 */
+	if (ctx == NULL ||
+	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3),
+	    0) < 0 || seccomp_load(ctx) < 0)
+		_exit(89);
+	seccomp_release(ctx);
 }

@@ -38,6 +38,12 @@ int run_cmd_as(struct cmd *c, char *const argv[], char *const extra_env[],
     const char *stdin_path, int uid);
 /* A directory with cordon, cordon-helper and payload that nobody can run. */
 const char *nobody_bin_dir(const struct scratch *s);
+/* Run in run_cmd_as()'s child before it drops to uid, if set. */
+extern void (*run_cmd_hook)(void);
+/* A root-owned, mode 4755 copy of the setuid-capable helper, for nobody. */
+const char *setuid_helper(const struct scratch *s);
+/* Installs a seccomp filter that fails every user namespace creation. */
+void block_user_namespaces(void);
 /* Starts argv in the background with stdout to /dev/null; returns its pid. */
 pid_t spawn_cmd(char *const argv[]);
 void cmd_free(struct cmd *c);
