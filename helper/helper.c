@@ -33,6 +33,53 @@
  * (cleanup() below, also registered as the die() hook).  A helper killed
  * with SIGKILL cannot clean up: its workdir's lock file is then free, and
  * the next run's sweep or `cordon gc` removes it (workdir.c).
+ *
+ * Setuid mode (--with-priv-mode=setuid, installed root 4755; priv.c)
+ * -----------------------------------------------------------------
+ * Started by a non-root user with euid 0.  What runs with privilege, in
+ * order, and why each step is safe:
+ *   1. exec: the loader runs in secure mode (AT_SECURE) and ignores
+ *      LD_PRELOAD, LD_LIBRARY_PATH, GCONV_PATH, MALLOC_*.
+ *   2. fds 0-2 opened onto /dev/null if closed (a fixed path), so nothing
+ *      we open later becomes the invoker's stdout.
+ *   3. priv_start(): PR_SET_DUMPABLE 0 first (no ptrace, core or
+ *      /proc/PID/mem for the invoker); refuse setgid, an euid other than
+ *      0, and file capabilities; clearenv(); note the invoker's ids and
+ *      groups; openlog(LOG_AUTHPRIV).  Then the euid is lowered to the
+ *      invoker's (0 kept only as the saved uid): fd 3 checks, closefrom,
+ *      intake, the workdir (a base the invoker supplied: opened, made and
+ *      locked as the invoker, never past their permissions) all run as
+ *      the invoker, who could have done each of them.
+ *   4. priv_raise() + clone() in ns_start(): the only moment the helper
+ *      holds privilege again.  New mount, pid, net, ipc, uts and cgroup
+ *      namespaces, no user namespace: nothing depends on the invoker being
+ *      able to create one.  The helper then priv_drop()s at once, for
+ *      good: setgroups (the invoker's own), setresgid, setresuid, every
+ *      capability cleared, and verified (ids all the invoker's, setuid(0)
+ *      fails, no capability) - before the child is let go ("g"), so the
+ *      monitor never holds privilege while anything of the invoker's runs.
+ *   5. the child (the init): the invoker's groups, gid and uid at once,
+ *      keeping capabilities (SECBIT_NO_SETUID_FIXUP) but with only
+ *      SYS_ADMIN, NET_ADMIN and SETPCAP effective - no DAC override, so
+ *      the invoker's workdir and base are reopened as the invoker and must
+ *      be the directories the helper holds (device, inode).  It re-arms
+ *      PR_SET_PDEATHSIG after the id change and only then learns the
+ *      helper is alive, so it dies with the helper.  It builds the root
+ *      from root-owned system directories and fresh tmpfs/proc/devpts
+ *      instances exactly as in user-namespace mode (ns.c), sets the
+ *      hostname and loopback, forks the payload and clears its own
+ *      capabilities before it waits.
+ *   6. the payload: bounding, ambient, inheritable, permitted, effective
+ *      sets emptied, securebits locked, priv_verify() (ids all the
+ *      invoker's, setuid(0) fails), PR_SET_NO_NEW_PRIVS, seccomp, execve.
+ *      It never holds a privilege the invoker lacked.
+ *   7. the floor backend, a gc or a probe that builds nothing: priv_drop()
+ *      before any of it.  The audit lines (start, end) go to syslog as
+ *      the invoker, with a bounded, printable command.
+ * Signals: the invoker (the real uid) may still stop or kill the helper;
+ * a killed helper takes the init and so the pid namespace with it, its
+ * mounts lived only in the run's mount namespace, and the workdir is
+ * reclaimed by the next run or `cordon gc`.
  */
 #include "config.h"
 
