@@ -6,7 +6,8 @@
  * ephemeral workdir as cwd, HOME and TMPDIR, an allow-listed environment
  * without proxy variables, rlimits, PR_SET_NO_NEW_PRIVS, and the caps the
  * monitor enforces.
- * It has no file-system or network boundary, and says so.
+ * It has no file-system or network boundary, and says so; the landlock
+ * backend is this same child plus a Landlock domain (landlock.c).
  *
  * Between fork and exec the child only makes async-signal-safe calls.  A
  * failure travels back over a close-on-exec pipe as (stage, errno): an

@@ -40,11 +40,6 @@
 
 #include "helper.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
-#endif
 /* Debian 12's linux/landlock.h stops at ABI 1 and 2. */
 #ifndef LANDLOCK_ACCESS_FS_REFER
 #define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)                /* ABI 2 */
