@@ -164,10 +164,11 @@ int backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
 /* Answers PROBE with FACTs, then BACKEND or ERROR. */
 void probe_report(int sock, enum cordon_backend_id want);
 
-/* seccomp.c: the baseline filter, loaded by the payload before execve. */
-int seccomp_baseline(void);
-/* A second filter where Landlock denies TCP: no other inet socket. */
-int seccomp_deny_inet(void);
+/*
+ * seccomp.c: the baseline filter, loaded by the payload before execve;
+ * no_inet (landlock, TCP denied): no other inet socket either.
+ */
+int seccomp_baseline(bool no_inet);
 
 /* tree.c: every process below the helper (it is a child subreaper). */
 struct tree_sample {

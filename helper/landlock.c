@@ -24,7 +24,7 @@
  *        is not reported applied;
  *   3    FILESYSTEM;
  *   4    NETWORK, unless --network: TCP bind and connect handled with no
- *        port allowed, and (seccomp_deny_inet) no UDP, raw, SCTP, MPTCP or
+ *        port allowed, and (seccomp.c) no UDP, raw, SCTP, MPTCP or
  *        packet socket and no io_uring, which Landlock does not cover;
  *   6    SCOPING: signals and abstract unix sockets stay in the domain.
  * Landlock does not restrict connecting to a named unix socket the
@@ -75,13 +75,18 @@ struct ll_path {
 /* The only rights a rule on a non-directory may carry. */
 #define FS_FILE (FS_DEV | LANDLOCK_ACCESS_FS_EXECUTE)
 
-static const char *const system_ro[] = {
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
-	"/opt", "/proc", "/sys", NULL,
-};
-static const char *const devices[] = {
-	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random",
-	"/dev/urandom", NULL,
+/* Beyond the workdir (every right); a path missing here is skipped. */
+static const struct {
+	const char *path;
+	uint64_t access;
+} rules[] = {
+	{ "/usr", FS_READ }, { "/bin", FS_READ }, { "/sbin", FS_READ },
+	{ "/lib", FS_READ }, { "/lib32", FS_READ }, { "/lib64", FS_READ },
+	{ "/libx32", FS_READ }, { "/etc", FS_READ }, { "/opt", FS_READ },
+	{ "/proc", FS_READ }, { "/sys", FS_READ },
+	{ "/dev", LANDLOCK_ACCESS_FS_READ_DIR }, { "/dev/null", FS_DEV },
+	{ "/dev/zero", FS_DEV }, { "/dev/full", FS_DEV }, { "/dev/tty", FS_DEV },
+	{ "/dev/random", FS_DEV }, { "/dev/urandom", FS_DEV },
 };
 
 int
@@ -183,17 +188,11 @@ landlock_ruleset(const struct request *req, const struct workdir *wd,
 		    strerror(errno));
 		r = -1;
 	}
-	for (i = 0; r == 0 && system_ro[i] != NULL; i++)
-		r = allow_path(ll->ruleset, system_ro[i], FS_READ, a.handled_fs,
-		    err, errsz);
+	for (i = 0; r == 0 && i < sizeof(rules) / sizeof(rules[0]); i++)
+		r = allow_path(ll->ruleset, rules[i].path, rules[i].access,
+		    a.handled_fs, err, errsz);
 	for (i = 0; r == 0 && extra_ro != NULL && extra_ro[i] != NULL; i++)
 		r = allow_path(ll->ruleset, extra_ro[i], FS_READ, a.handled_fs,
-		    err, errsz);
-	if (r == 0)
-		r = allow_path(ll->ruleset, "/dev", LANDLOCK_ACCESS_FS_READ_DIR,
-		    a.handled_fs, err, errsz);
-	for (i = 0; r == 0 && devices[i] != NULL; i++)
-		r = allow_path(ll->ruleset, devices[i], FS_DEV, a.handled_fs,
 		    err, errsz);
 	if (r < 0) {
 		close(ll->ruleset);
@@ -216,6 +215,6 @@ landlock_enter(const struct landlock *ll)
 		spawn_fail(3, SPAWN_CAPS);
 	if (syscall(SYS_landlock_restrict_self, ll->ruleset, 0) < 0)
 		spawn_fail(3, SPAWN_LANDLOCK);
-	if (seccomp_baseline() < 0 || (ll->deny_inet && seccomp_deny_inet() < 0))
+	if (seccomp_baseline(ll->deny_inet) < 0)
 		spawn_fail(3, SPAWN_SECCOMP);
 }

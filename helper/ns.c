@@ -492,7 +492,7 @@ payload(const struct request *req, int errfd, bool nproc_ns)
 		spawn_fail(3, SPAWN_CAPS);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_fail(3, SPAWN_NNP);
-	if (seccomp_baseline() < 0)
+	if (seccomp_baseline(false) < 0)
 		spawn_fail(3, SPAWN_SECCOMP);
 	environ = req->envp;
 	execvp(req->argv[0], req->argv);
