@@ -50,18 +50,18 @@ deny_inet(scmp_filter_ctx ctx)
 	for (f = 0; f < 2; f++) {
 		for (i = 0; i < 3; i++)
 			if (seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2,
-			    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fams[f]),
+			    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fams[f], 0),
 			    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, (scmp_datum_t)types[i]))
 			    < 0)
 				return -1;
 		for (i = 0; i < 2; i++)
 			if (seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2,
-			    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fams[f]),
-			    SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)protos[i])) < 0)
+			    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fams[f], 0),
+			    SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)protos[i], 0)) < 0)
 				return -1;
 	}
 	return seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
-	    SCMP_A0(SCMP_CMP_EQ, AF_PACKET)) < 0 ||
+	    SCMP_A0(SCMP_CMP_EQ, AF_PACKET, 0)) < 0 ||
 	    seccomp_rule_add(ctx, deny, SCMP_SYS(io_uring_setup), 0) < 0 ? -1 : 0;
 }
 
