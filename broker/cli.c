@@ -302,6 +302,11 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 	    cordon_result_backend(res) == CORDON_BACKEND_FLOOR)
 		fprintf(stderr, "cordon: ran on the floor backend (not a jail): "
 		    "%s\n", cordon_result_backend_reason(res));
+	if (cfg->backend == CORDON_BACKEND_AUTO &&
+	    cordon_result_backend(res) == CORDON_BACKEND_LANDLOCK)
+		fprintf(stderr, "cordon: ran on the landlock backend (no "
+		    "namespaces: weaker than linux-ns): %s\n",
+		    cordon_result_backend_reason(res));
 	switch (cordon_result_outcome(res)) {
 	case CORDON_OUTCOME_CAP_HIT:
 		format_limit(lim, sizeof(lim), cordon_result_cap(res),
@@ -679,6 +684,11 @@ cmd_probe(int argc, char **argv, cordon_config *cfg)
 		if (r == 0 && b == CORDON_BACKEND_FLOOR)
 			printf("%-28s %s\n", "note", "the floor is not a jail: "
 			    "no file-system or network boundary");
+		if (r == 0 && b == CORDON_BACKEND_LANDLOCK)
+			printf("%-28s %s\n", "note", "landlock confines writes "
+			    "and reads to the workdir and system directories, "
+			    "and TCP, signals and abstract sockets as its ABI "
+			    "allows; no private root or namespaces");
 	}
 	cordon_json_free(&j);
 	return rc;

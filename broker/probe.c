@@ -95,6 +95,16 @@ probe_landlock(struct facts *st)
 	else
 		(void)snprintf(v, sizeof(v), "no: %s", errname(errno));
 	emit(st, "landlock", v);
+	if (abi <= 0)
+		return;
+	/* What each level gives (the landlock backend uses all there is). */
+	emit(st, "landlock.filesystem", abi >= 3 ? "yes: writes confined to "
+	    "the workdir, reads to it and the system directories" :
+	    "partial: truncate(2) needs ABI 3, so not reported applied");
+	emit(st, "landlock.network", abi >= 4 ? "yes: TCP bind and connect "
+	    "denied (ABI 4)" : "no: needs ABI 4");
+	emit(st, "landlock.scoping", abi >= 6 ? "yes: signals and abstract "
+	    "unix sockets stay in the sandbox (ABI 6)" : "no: needs ABI 6");
 }
 
 /* The cgroup v2 hierarchy this process is in, and whether it may write it. */

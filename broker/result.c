@@ -82,6 +82,7 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 	static const enum cordon_cap_id caps[] = {
 		CORDON_CAP_CPU, CORDON_CAP_WALL, CORDON_CAP_MEMORY,
 		CORDON_CAP_NOFILE, CORDON_CAP_NPROC, CORDON_CAP_NETWORK,
+		CORDON_CAP_FILESYSTEM, CORDON_CAP_SCOPING,
 	};
 	size_t i;
 

@@ -180,7 +180,8 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 
 /*
  * Starts the helper with its end of a fresh socketpair on fd 3 and an
- * empty environment; it needs nothing of ours but the request.  Only the
+ * empty environment; it needs nothing of ours but the request (and a
+ * test knob, below).  Only the
  * sanitizer build (for tests; configure refuses it for a setuid helper)
  * passes the sanitizer options on, so that the helper's reports land
  * where the test suite collects them (tests/sanitized.sh).
@@ -188,18 +189,27 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 int
 cordon_start_helper(const char *path, pid_t *pid, int *sock)
 {
-	char *henv[4] = { NULL, NULL, NULL, NULL };
+	char *henv[5] = { NULL, NULL, NULL, NULL, NULL };
 	char *const hargv[] = { "cordon-helper", NULL };
+	size_t i, k = 0;
 	int sv[2];
 #ifdef CORDON_SANITIZERS
-	size_t i, k = 0;
-
 	for (i = 0; environ != NULL && environ[i] != NULL && k < 3; i++)
 		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0 ||
 		    strncmp(environ[i], "UBSAN_OPTIONS=", 14) == 0 ||
 		    strncmp(environ[i], "LSAN_OPTIONS=", 13) == 0)
 			henv[k++] = environ[i];
 #endif
+	/*
+	 * The tests' "pretend an older Landlock" knob: it can only weaken
+	 * the caller's own run, whose result then says what was not
+	 * applied; a setuid helper ignores it (AT_SECURE).
+	 */
+	for (i = 0; environ != NULL && environ[i] != NULL; i++)
+		if (strncmp(environ[i], "CORDON_TEST_LANDLOCK_ABI=", 25) == 0) {
+			henv[k++] = environ[i];
+			break;
+		}
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -CORDON_E_HELPER;

@@ -6,7 +6,8 @@
  * ephemeral workdir as cwd, HOME and TMPDIR, an allow-listed environment
  * without proxy variables, rlimits, PR_SET_NO_NEW_PRIVS, and the caps the
  * monitor enforces.
- * It has no file-system or network boundary, and says so.
+ * It has no file-system or network boundary, and says so; the landlock
+ * backend is this same child plus a Landlock domain (landlock.c).
  *
  * Between fork and exec the child only makes async-signal-safe calls.  A
  * failure travels back over a close-on-exec pipe as (stage, errno): an
@@ -26,8 +27,8 @@
 
 /* Runs in the child between fork and exec: async-signal-safe calls only. */
 static void NORETURN
-child(const struct request *req, const struct workdir *wd, int errfd,
-    pid_t parent)
+child(const struct request *req, const struct workdir *wd,
+    const struct landlock *ll, int errfd, pid_t parent)
 {
 	spawn_child_prepare(errfd);
 	/*
@@ -42,6 +43,9 @@ child(const struct request *req, const struct workdir *wd, int errfd,
 		spawn_fail(3, SPAWN_PDEATHSIG);
 	if (fchdir(wd->fd) < 0)
 		spawn_fail(3, SPAWN_CHDIR);
+	/* The landlock backend: its domain (the ruleset fd is above 3). */
+	if (ll != NULL)
+		landlock_enter(ll);
 	/* Nothing but stdio and the close-on-exec error pipe survives exec. */
 	closefrom(4);
 	if (spawn_rlimits(req) < 0)
@@ -55,7 +59,7 @@ child(const struct request *req, const struct workdir *wd, int errfd,
 
 int
 floor_spawn(const struct request *req, const struct workdir *wd,
-    struct spawn *sp, char *err, size_t errsz)
+    const struct landlock *ll, struct spawn *sp, char *err, size_t errsz)
 {
 	pid_t parent = getpid();
 	int pfd[2];
@@ -81,7 +85,7 @@ floor_spawn(const struct request *req, const struct workdir *wd,
 	}
 	if (sp->pid == 0) {
 		close(pfd[0]);
-		child(req, wd, pfd[1], parent);
+		child(req, wd, ll, pfd[1], parent);
 	}
 	close(pfd[1]);
 	if (spawn_wait_exec(pfd[0], sp, err, errsz) < 0) {

@@ -9,7 +9,7 @@
  *            with one end of a SOCK_SEQPACKET socketpair on fd 3.
  *   helper   this program.  Reads one request from fd 3, re-checks it
  *            (intake.c), creates the workdir (workdir.c), starts the
- *            payload (floor.c), watches it (monitor.c, tree.c), kills
+ *            payload (ns.c, landlock.c + floor.c, floor.c), watches it (monitor.c, tree.c), kills
  *            every process of the run, removes the workdir, reports, and
  *            exits.  It is a child subreaper, so nothing the payload
  *            starts can leave its tree.
@@ -265,8 +265,9 @@ gc(const struct request *req, bool report)
 /*
  * Starts the payload on the strongest backend that really builds, and
  * describes it in m (a BACKEND event).  The attempt is the probe: auto
- * tries linux-ns and, if the namespaces cannot be built, degrades to the
- * floor with the reason; a backend asked for by name never degrades.
+ * tries linux-ns and, if the namespaces cannot be built, degrades to
+ * landlock (where the kernel has it), else to the floor, with the reason;
+ * a backend asked for by name never degrades.
  * Returns -1 with err when nothing could be started.
  */
 static int
@@ -274,33 +275,56 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
     char *reason, size_t reasonsz, char *err, size_t errsz)
 {
 	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
-	bool ns_ok = false;
+	struct landlock ll = { 0, -1, false };
+	bool ns_ok = false, network = (req->flags & CORDON_REQ_NETWORK) != 0;
+	char what[CORDON_MAX_TEXT_LEN];
 	uint32_t applied;
+	int r;
 
+	applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
+	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
 	if (req->backend == CORDON_BACKEND_AUTO ||
 	    req->backend == CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, "/work");
 		ns_ok = ns_spawn(req, &st.wd, sp, err, errsz) == 0;
 	}
-	if (backend_decide(req->backend, ns_ok, err, &b, reason, reasonsz) < 0) {
+	if (!ns_ok && req->backend != CORDON_BACKEND_FLOOR)
+		ll.abi = landlock_abi();
+	if (backend_decide(req->backend, ns_ok, err, ll.abi, &b, reason,
+	    reasonsz) < 0) {
 		(void)fmt(err, errsz, "%s", reason);
 		return -1;
 	}
-	if (b == CORDON_BACKEND_FLOOR) {
-		priv_drop(); /* the floor needs no privilege at all */
+	if (b != CORDON_BACKEND_LINUX_NS)
+		priv_drop(); /* the floor and landlock need no privilege */
+	if (b == CORDON_BACKEND_LANDLOCK) {
+		if (landlock_ruleset(req, &st.wd, NULL, &ll, &applied, err,
+		    errsz) < 0)
+			return -1;
+		/* The reason says what this ABI gave the run and what not. */
+		landlock_describe(ll.abi, network, what, sizeof(what));
+		(void)fmt(reason + strlen(reason), reasonsz - strlen(reason),
+		    "; %s", what);
+	}
+	if (b != CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, st.wd.path);
-		if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
+		r = floor_spawn(req, &st.wd, ll.ruleset >= 0 ? &ll : NULL, sp,
+		    err, errsz);
+		if (ll.ruleset >= 0)
+			close(ll.ruleset);
+		if (r < 0)
 			return -1;
 	}
-	applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
-	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
 	/* The monitor enforces a process cap on every backend. */
 	if (req->limits.nproc != 0)
 		applied |= 1U << CORDON_CAP_NPROC;
-	/* Only a network namespace isolates; the floor has none. */
-	if (b == CORDON_BACKEND_LINUX_NS &&
-	    (req->flags & CORDON_REQ_NETWORK) == 0)
-		applied |= 1U << CORDON_CAP_NETWORK;
+	/*
+	 * A private read-only root, and pid, ipc and net namespaces of its
+	 * own; landlock_ruleset() said what Landlock gave; the floor has none.
+	 */
+	if (b == CORDON_BACKEND_LINUX_NS)
+		applied |= 1U << CORDON_CAP_FILESYSTEM | 1U << CORDON_CAP_SCOPING |
+		    (network ? 0 : 1U << CORDON_CAP_NETWORK);
 	memset(m, 0, sizeof(*m));
 	m->type = CORDON_MSG_BACKEND;
 	m->u.backend.backend = (uint8_t)b;

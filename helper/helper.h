@@ -98,7 +98,7 @@ enum spawn_stage {
 	SPAWN_RLIMIT, SPAWN_IDS, SPAWN_MOUNT_PRIVATE, SPAWN_SYSTEM_DIRS,
 	SPAWN_WORKDIR, SPAWN_ROOT, SPAWN_PROC, SPAWN_TMP, SPAWN_DEV,
 	SPAWN_DEVPTS, SPAWN_PIVOT, SPAWN_HOSTNAME, SPAWN_LOOPBACK, SPAWN_FORK,
-	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_MAX_
+	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_LANDLOCK, SPAWN_MAX_
 };
 
 /* HOME and TMPDIR of the payload: its workdir as it will see it. */
@@ -120,14 +120,37 @@ NORETURN void spawn_fail(int fd, enum spawn_stage stage);
  */
 int spawn_wait_exec(int fd, struct spawn *sp, char *err, size_t errsz);
 
-/* floor.c */
+/* landlock.c: the landlock backend's domain, entered by floor.c's child. */
+struct landlock {
+	int abi;            /* what the kernel offers (tests may pretend less) */
+	int ruleset;        /* -1: none, the floor */
+	bool deny_inet;     /* TCP is denied: close the rest with seccomp */
+};
+/* The kernel's Landlock ABI, 0 if none; CORDON_TEST_LANDLOCK_ABI lowers it. */
+int landlock_abi(void);
+/* "landlock ABI N: ..." what that ABI gives a run, and what it lacks. */
+void landlock_describe(int abi, bool network, char *buf, size_t bufsz);
+/*
+ * Builds the run's ruleset in ll (ll->abi set by the caller), readable
+ * extra_ro paths (NULL-terminated, may be NULL: the --ro-bind hook), and
+ * adds the controls it gives to *applied.  -1 with err if any rule fails.
+ */
+int landlock_ruleset(const struct request *req, const struct workdir *wd,
+    const char *const *extra_ro, struct landlock *ll, uint32_t *applied,
+    char *err, size_t errsz);
+/* In the payload's child: caps (root), restrict_self, seccomp; or fails. */
+void landlock_enter(const struct landlock *ll);
+
+/* floor.c; ll NULL for the floor, else the landlock backend. */
 int floor_spawn(const struct request *req, const struct workdir *wd,
-    struct spawn *sp, char *err, size_t errsz);
+    const struct landlock *ll, struct spawn *sp, char *err, size_t errsz);
 
 /* ns.c */
 int ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
     char *err, size_t errsz);
 
+/* Every capability gone from every set, verified; needs CAP_SETPCAP. */
+int drop_all_caps(void);
 /* Builds the namespaces in a throw-away child; -1 with err if it fails. */
 int ns_probe(char *err, size_t errsz, bool *nproc_per_ns);
 
@@ -136,7 +159,8 @@ int ns_probe(char *err, size_t errsz, bool *nproc_per_ns);
  * could be built (nserr: why not); -1, with the cause in reason, if none.
  */
 int backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
-    enum cordon_backend_id *pick, char *reason, size_t reasonsz);
+    int landlock_abi, enum cordon_backend_id *pick, char *reason,
+    size_t reasonsz);
 /* Answers PROBE with FACTs, then BACKEND or ERROR. */
 void probe_report(int sock, enum cordon_backend_id want);
 
@@ -155,8 +179,11 @@ bool audit_format(char *buf, size_t size, const char *event,
 void priv_audit(const char *event, const struct request *req,
     const char *backend, const char *outcome, const char *cap);
 
-/* seccomp.c: the baseline filter, loaded by the payload before execve. */
-int seccomp_baseline(void);
+/*
+ * seccomp.c: the baseline filter, loaded by the payload before execve;
+ * no_inet (landlock, TCP denied): no other inet socket either.
+ */
+int seccomp_baseline(bool no_inet);
 
 /* tree.c: every process below the helper (it is a child subreaper). */
 struct tree_sample {

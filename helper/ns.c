@@ -431,7 +431,7 @@ nproc_is_per_ns(void)
 }
 
 /* Every capability gone, in every set; verified, never assumed. */
-static int
+int
 drop_all_caps(void)
 {
 	cap_value_t c;
@@ -495,7 +495,7 @@ payload(const struct request *req, const struct ns_ids *ids, int errfd,
 		spawn_fail(3, SPAWN_CAPS);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_fail(3, SPAWN_NNP);
-	if (seccomp_baseline() < 0)
+	if (seccomp_baseline(false) < 0)
 		spawn_fail(3, SPAWN_SECCOMP);
 	environ = req->envp;
 	execvp(req->argv[0], req->argv);

@@ -4,8 +4,9 @@
  * `cordon probe` shows facts from two places.  The broker finds what needs
  * no privilege (kernel, each namespace type, seccomp, Landlock, cgroups);
  * the helper, which alone decides what a run gets, answers a PROBE with
- * whether it is setuid and whether it can really build the linux-ns
- * boundary (in a throw-away child, ns.c), then the backend auto would
+ * whether it is setuid, whether it can really build the linux-ns
+ * boundary (in a throw-away child, ns.c), the Landlock ABI it would use
+ * and what that gives (landlock.c), then the backend auto would
  * pick or an error for a backend asked for by name that it cannot build.
  */
 #include "config.h"
@@ -27,24 +28,33 @@ fact(int sock, const char *key, const char *value)
 
 int
 backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
-    enum cordon_backend_id *pick, char *reason, size_t reasonsz)
+    int landlock_abi, enum cordon_backend_id *pick, char *reason,
+    size_t reasonsz)
 {
-	if (want == CORDON_BACKEND_LANDLOCK) {
-		(void)fmt(reason, reasonsz, "not in this build of cordon-helper");
-		return -1;
-	}
+	/* Asked for by name: that backend or nothing (fail closed). */
 	if (want == CORDON_BACKEND_LINUX_NS && !ns_ok) {
-		(void)fmt(reason, reasonsz, "%s", nserr); /* fail closed */
+		(void)fmt(reason, reasonsz, "%s", nserr);
 		return -1;
 	}
-	*pick = ns_ok && want != CORDON_BACKEND_FLOOR ?
-	    CORDON_BACKEND_LINUX_NS : CORDON_BACKEND_FLOOR;
-	if (want != CORDON_BACKEND_AUTO)
+	if (want == CORDON_BACKEND_LANDLOCK && landlock_abi < 1) {
+		(void)fmt(reason, reasonsz, "the kernel offers no Landlock "
+		    "(not built in, or not enabled at boot)");
+		return -1;
+	}
+	/* auto: the ladder linux-ns, landlock, floor. */
+	if (want == CORDON_BACKEND_AUTO)
+		want = ns_ok ? CORDON_BACKEND_LINUX_NS : landlock_abi > 0 ?
+		    CORDON_BACKEND_LANDLOCK : CORDON_BACKEND_FLOOR;
+	else
+		nserr = NULL;
+	*pick = want;
+	if (nserr == NULL)
 		(void)fmt(reason, reasonsz, "requested");
 	else if (ns_ok)
 		(void)fmt(reason, reasonsz, "user namespaces available");
 	else
-		(void)fmt(reason, reasonsz, "linux-ns unavailable: %s", nserr);
+		(void)fmt(reason, reasonsz, "linux-ns unavailable: %s%s", nserr,
+		    want == CORDON_BACKEND_FLOOR ? "; no Landlock either" : "");
 	return 0;
 }
 
@@ -56,6 +66,7 @@ probe_report(int sock, enum cordon_backend_id want)
 	char nserr[CORDON_MAX_TEXT_LEN] = "";
 	enum cordon_backend_id pick = CORDON_BACKEND_FLOOR;
 	bool per_ns = false, ns_ok;
+	int abi;
 
 	(void)fmt(v, sizeof(v), "%u%s", (unsigned)getuid(), getuid() == 0 ?
 	    " (root: the linux-ns payload runs as nobody)" : "");
@@ -72,8 +83,15 @@ probe_report(int sock, enum cordon_backend_id want)
 	    "yes: --nproc is also a kernel limit" :
 	    "no: --nproc is enforced by the monitor alone");
 
+	if ((abi = landlock_abi()) > 0) {
+		landlock_describe(abi, false, reason, sizeof(reason));
+		(void)fmt(v, sizeof(v), "yes: %s", reason);
+	}
+	fact(sock, "landlock.backend", abi > 0 ? v : "no: the kernel offers "
+	    "no Landlock");
+
 	memset(&m, 0, sizeof(m));
-	if (backend_decide(want, ns_ok, nserr, &pick, reason,
+	if (backend_decide(want, ns_ok, nserr, abi, &pick, reason,
 	    sizeof(reason)) < 0) {
 		(void)fmt(v, sizeof(v), "backend %s is not available: %s",
 		    cordon_backend_name(want), reason);

@@ -12,7 +12,9 @@
  */
 #include "config.h"
 
+#include <netinet/in.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <sys/ioctl.h>
 
 #include <seccomp.h>
@@ -30,8 +32,41 @@ static const char *const denied[] = {
 	"init_module", "finit_module", "delete_module",
 };
 
+/*
+ * Landlock (ABI 4) handles only TCP: where it denies TCP, these rules
+ * close the rest of the network - UDP, raw and SCTP sockets, TCP-like
+ * protocols it may not see (SCTP, MPTCP), packet sockets - and io_uring,
+ * whose requests a filter could not see.  Unix sockets are untouched.
+ */
+static int
+deny_inet(scmp_filter_ctx ctx)
+{
+	static const int fams[] = { AF_INET, AF_INET6 };
+	static const int types[] = { SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET };
+	static const int protos[] = { IPPROTO_SCTP, 262 /* IPPROTO_MPTCP */ };
+	const uint32_t deny = SCMP_ACT_ERRNO(EACCES);
+	size_t f, i;
+
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i < 3; i++)
+			if (seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2,
+			    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fams[f], 0),
+			    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, (scmp_datum_t)types[i]))
+			    < 0)
+				return -1;
+		for (i = 0; i < 2; i++)
+			if (seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2,
+			    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fams[f], 0),
+			    SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)protos[i], 0)) < 0)
+				return -1;
+	}
+	return seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
+	    SCMP_A0(SCMP_CMP_EQ, AF_PACKET, 0)) < 0 ||
+	    seccomp_rule_add(ctx, deny, SCMP_SYS(io_uring_setup), 0) < 0 ? -1 : 0;
+}
+
 int
-seccomp_baseline(void)
+seccomp_baseline(bool no_inet)
 {
 	scmp_filter_ctx ctx;
 	size_t i;
@@ -63,6 +98,8 @@ seccomp_baseline(void)
 	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) < 0 ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3),
 	    0) < 0)
+		goto out;
+	if (no_inet && deny_inet(ctx) < 0)
 		goto out;
 	r = seccomp_load(ctx) < 0 ? -1 : 0;
 out:

@@ -34,6 +34,7 @@ static const char *const stage_names[SPAWN_MAX_] = {
 	[SPAWN_FORK] = "forking the payload",
 	[SPAWN_CAPS] = "dropping capabilities",
 	[SPAWN_SECCOMP] = "loading the seccomp filter",
+	[SPAWN_LANDLOCK] = "entering the Landlock domain",
 };
 
 void

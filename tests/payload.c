@@ -6,6 +6,7 @@
  *           alloc MB | allocfork N MB | shmalloc MB | cow MB N | forkn N
  *           daemon PIDFILE | writepid FILE S | plant DIR | env | fds | cwd
  *           connect IP PORT | uconnect NAME | selfserve | forkbomb | killall
+ *           scopekill VICTIM | daemonpid | udpsend IP PORT
  */
 #include "config.h"
 
@@ -278,6 +279,96 @@ main(int argc, char **argv)
 		printf("kill -1: %d\n", kill(-1, SIGKILL));
 		fflush(stdout);
 		sleep(1);
+		return 0;
+	}
+	if (strcmp(mode, "scopekill") == 0 && argc == 3) {
+		/*
+		 * Probes (signal 0) the helper, the broker (the helper's
+		 * parent) and VICTIM, a process of the test.  Only if all
+		 * three are refused does it send SIGKILL to them, and kill(-1)
+		 * only when not root: were scoping broken, that would reach
+		 * every process of this uid - or of the machine.
+		 */
+		pid_t pid[3] = { getppid(), 0, (pid_t)atoi(argv[2]) }, sl;
+		const char *name[3] = { "helper", "broker", "victim" };
+		char line[512], *rp;
+		int refused = 0, i, ws = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid[0]);
+		if ((f = fopen(path, "r")) != NULL) {
+			if (fgets(line, sizeof(line), f) != NULL &&
+			    (rp = strrchr(line, ')')) != NULL)
+				pid[1] = (pid_t)atoi(rp + 4);
+			fclose(f);
+		}
+		for (i = 0; i < 3; i++) {
+			int r = pid[i] > 1 ? kill(pid[i], 0) : -1;
+
+			printf("probe %s: %s\n", name[i], r == 0 ? "reached" :
+			    pid[i] > 1 ? strerror(errno) : "unknown");
+			refused += r < 0 && pid[i] > 1 && errno == EPERM;
+		}
+		if (refused != 3) {
+			printf("not scoped: no SIGKILL sent\n");
+			return 3;
+		}
+		for (i = 0; i < 3; i++)
+			printf("kill %s: %s\n", name[i], kill(pid[i], SIGKILL) == 0 ?
+			    "sent" : strerror(errno));
+		if (getuid() == 0) {
+			printf("kill -1: skipped (root)\n");
+			return 0;
+		}
+		if ((sl = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		usleep(100000);
+		printf("kill -1: %d\n", kill(-1, SIGKILL));
+		printf("own child killed: %s\n", waitpid(sl, &ws, 0) == sl &&
+		    WIFSIGNALED(ws) ? "yes" : "no");
+		return 0;
+	}
+	if (strcmp(mode, "daemonpid") == 0) {
+		/* fork, setsid, fork; the daemon's pid goes to stdout. */
+		int p[2];
+		pid_t d = 0;
+
+		if (pipe(p) < 0)
+			return 2;
+		if (fork() == 0) {
+			setsid();
+			if ((d = fork()) == 0) {
+				close(0);
+				close(1);
+				close(2);
+				for (;;)
+					pause();
+			}
+			(void)!write(p[1], &d, sizeof(d));
+			_exit(0);
+		}
+		if (read(p[0], &d, sizeof(d)) != sizeof(d))
+			return 2;
+		wait(NULL);
+		printf("daemon %d\n", (int)d);
+		return 0;
+	}
+	if (strcmp(mode, "udpsend") == 0 && argc == 4) {
+		struct sockaddr_in sin;
+		int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)atoi(argv[3]));
+		if (fd < 0 || inet_pton(AF_INET, argv[2], &sin.sin_addr) != 1 ||
+		    sendto(fd, "x", 1, 0, (struct sockaddr *)&sin,
+		    sizeof(sin)) != 1) {
+			printf("udp: %s\n", strerror(errno));
+			return 1;
+		}
+		printf("sent\n");
 		return 0;
 	}
 	if (strcmp(mode, "env") == 0) {

@@ -271,6 +271,8 @@ START_TEST(host_files_are_out_of_reach)
 	assert_linux_ns(&c);
 	ck_assert_msg(strncmp(c.out, "no\nno\nno\nno\nno\nok\nok\nno\nno\nno\n",
 	    30) == 0, "unexpected reach: %s", c.out);
+	ck_assert_msg(strstr(c.out, "\"filesystem\":true,\"scoping\":true}") !=
+	    NULL, "linux-ns controls not reported applied: %s", c.out);
 	/* The private /tmp was not the host's. */
 	ck_assert_msg(stat(host_tmp, &st) < 0, "%s appeared on the host",
 	    host_tmp);
@@ -510,12 +512,13 @@ START_TEST(degrades_without_user_namespaces)
 	    "user namespaces unavailable: ENOSPC from clone") != NULL,
 	    "stderr: %s", c.err);
 	ck_assert_msg(stat(marker, &st) < 0, "the command ran anyway");
-	/* auto: degrades to the floor and says why. */
-	ck_assert_msg(strstr(c.out, "\"backend\":\"floor\",\"backend_reason\":"
-	    "\"linux-ns unavailable: user namespaces unavailable: ENOSPC from "
-	    "clone\"") != NULL, "%s", c.out);
-	ck_assert_msg(strstr(c.err, "cordon: ran on the floor backend (not a "
-	    "jail): linux-ns unavailable") != NULL, "stderr: %s", c.err);
+	/* auto: degrades (to landlock here: test_landlock.c) and says why. */
+	ck_assert_msg(strstr(c.out, "\"backend_reason\":\"linux-ns unavailable: "
+	    "user namespaces unavailable: ENOSPC from clone") != NULL, "%s",
+	    c.out);
+	ck_assert_msg(strstr(c.err, "cordon: ran on the ") != NULL &&
+	    strstr(c.err, "backend (") != NULL && strstr(c.err, "): linux-ns "
+	    "unavailable") != NULL, "stderr: %s", c.err);
 	/* The probe says the same before anything runs. */
 	ck_assert_msg(strstr(c.out, "\"linux-ns\":\"no: user namespaces "
 	    "unavailable: ENOSPC from clone\"") != NULL, "probe: %s", c.out);
