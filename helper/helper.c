@@ -22,7 +22,18 @@
  *            helper -> broker BACKEND, CREATED, [CAP_HIT], EXIT, TEARDOWN,
  *            or ERROR then TEARDOWN.  EOF from the broker at any time means
  *            it is gone: the run is killed and torn down.
- *   fds 0-2  passed through to the payload untouched.
+ *   fds 0-2  passed through to the payload untouched - unless the
+ *            output is capped: then stdout and stderr of the payload are
+ *            pipes that the monitor copies to the helper's own fds 1 and
+ *            2, counting (the broker opened --stdout/--stderr FILEs as
+ *            the invoker and made them the helper's fds 1 and 2).
+ *
+ * Files in and out (CORDON_REQ_COPY_IN/_OUT): once the workdir exists the
+ * helper sends WORKDIR and waits for GO before anything runs, while the
+ * broker, unprivileged, copies files in; after EXIT (the tree is dead and
+ * reaped) it waits for GO again while the broker copies files out, then
+ * tears down.  The broker never writes while a payload runs, and EOF
+ * during either wait is the broker gone: the usual teardown.
  *   errpipe  close-on-exec pipe from the payload's pre-exec code, carrying
  *            an errno if execve failed.
  *
@@ -36,6 +47,7 @@
  */
 #include "config.h"
 
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -104,6 +116,69 @@ cleanup(void)
 			ok = false;
 	}
 	send_teardown(ok, ok ? NULL : err);
+}
+
+/* How long the helper waits for the broker to copy files in or out. */
+#define GO_TIMEOUT_MS 600000
+
+/*
+ * Waits for GO.  False if the broker is gone, sent anything else, took
+ * longer than GO_TIMEOUT_MS, or we were told to stop (SIGTERM, ...).
+ */
+static bool
+wait_go(int sigfd)
+{
+	struct pollfd p[2] = { { st.sock, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+	struct signalfd_siginfo si;
+	struct cordon_msg m;
+	uint16_t type;
+	int r;
+
+	for (;;) {
+		if ((r = poll(p, 2, GO_TIMEOUT_MS)) < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGTSTP &&
+			    si.ssi_signo != SIGTTIN && si.ssi_signo != SIGTTOU)
+				return false;
+		if (p[0].revents == 0)
+			continue;
+		r = cordon_msg_recv(st.sock, &m);
+		type = m.type;
+		cordon_msg_clear(&m);
+		return r == 0 && type == CORDON_MSG_GO;
+	}
+}
+
+/*
+ * With an output cap the payload's fds 1 and 2 become pipes: the helper's
+ * own 1 and 2 are set aside, the pipes' write ends put in their place for
+ * the backends to pass on, and after the start the originals come back
+ * (closing our copies of the write ends).  The read ends go to the
+ * monitor, non-blocking.
+ */
+static void
+output_pipes(bool start, int saved[2], int out[2])
+{
+	int p[2], i;
+
+	for (i = 0; i < 2; i++) {
+		if (start) {
+			if ((saved[i] = fcntl(1 + i, F_DUPFD_CLOEXEC, 3)) < 0 ||
+			    pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 ||
+			    dup2(p[1], 1 + i) < 0 ||
+			    fcntl(1 + i, F_SETFL, 0) < 0)
+				die_errno("setting up the output pipes");
+			close(p[1]);
+			out[i] = p[0];
+		} else if (dup2(saved[i], 1 + i) < 0) {
+			die_errno("dup2");
+		} else {
+			close(saved[i]);
+		}
+	}
 }
 
 static void
@@ -235,6 +310,11 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		(void)fmt(err, errsz, "%s", reason);
 		return -1;
 	}
+	if (b != CORDON_BACKEND_LINUX_NS && req->bindc != 0) {
+		(void)fmt(err, errsz, "--ro-bind needs the linux-ns backend "
+		    "(%s)", reason);
+		return -1;
+	}
 	if (b == CORDON_BACKEND_FLOOR) {
 		spawn_set_home(req, st.wd.path);
 		if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
@@ -245,6 +325,11 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	/* The monitor enforces a process cap on every backend. */
 	if (req->limits.nproc != 0)
 		applied |= 1U << CORDON_CAP_NPROC;
+	/* So are the output and disk caps (monitor.c). */
+	if (req->limits.output_bytes != 0)
+		applied |= 1U << CORDON_CAP_OUTPUT;
+	if (req->limits.disk_bytes != 0)
+		applied |= 1U << CORDON_CAP_DISK;
 	/* Only a network namespace isolates; the floor has none. */
 	if (b == CORDON_BACKEND_LINUX_NS &&
 	    (req->flags & CORDON_REQ_NETWORK) == 0)
@@ -293,7 +378,8 @@ main(int argc, char **argv)
 	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
 	struct cordon_msg m;
 	uint64_t start;
-	int sigfd;
+	int sigfd, saved[2] = { -1, -1 }, out[2] = { -1, -1 };
+	bool copy;
 
 	(void)argc;
 	(void)argv;
@@ -337,13 +423,29 @@ main(int argc, char **argv)
 	    sizeof(err)) < 0)
 		die("%s", err);
 	st.have_workdir = true;
+	copy = (req.flags & (CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT)) != 0;
+	if (copy) {
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_WORKDIR;
+		m.u.str = st.wd.path;
+		send_msg(&m);
+		if (!wait_go(sigfd))
+			die("the broker did not finish copying files in");
+	}
 
+	if (req.limits.output_bytes != 0)
+		output_pipes(true, saved, out);
 	start = now_ns();
 	if (start_payload(&req, &sp, &m, reason, sizeof(reason), err,
 	    sizeof(err)) < 0)
 		die("backend %s is not available: %s",
 		    cordon_backend_name(req.backend), err);
 	st.spawned = true;
+	if (req.limits.output_bytes != 0)
+		output_pipes(false, saved, out);
+	sp.out[0] = out[0];
+	sp.out[1] = out[1];
+	sp.wd_fd = st.wd.fd;
 	send_msg(&m);
 
 	memset(&m, 0, sizeof(m));
@@ -359,6 +461,9 @@ main(int argc, char **argv)
 	if (sp.status_fd >= 0)
 		close(sp.status_fd);
 	report_end(&res);
+	/* The tree is dead and reaped: the broker may copy files out. */
+	if ((req.flags & CORDON_REQ_COPY_OUT) != 0 && !res.broker_gone)
+		(void)wait_go(sigfd);
 	cleanup();
 	if (!res.broker_gone)
 		gc(&req, false);
