@@ -47,9 +47,9 @@
  */
 #include "config.h"
 
-#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 
 #include <bsd/unistd.h>
@@ -119,37 +119,24 @@ cleanup(void)
 }
 
 /* How long the helper waits for the broker to copy files in or out. */
-#define GO_TIMEOUT_MS 600000
+#define GO_TIMEOUT_S 600
 
 /*
- * Waits for GO.  False if the broker is gone, sent anything else, took
- * longer than GO_TIMEOUT_MS, or we were told to stop (SIGTERM, ...).
+ * Waits for GO; false if the broker is gone, sent anything else or took
+ * longer than GO_TIMEOUT_S.  (The timeout stays on the socket: later
+ * reads happen only once poll says there is something to read.)
  */
 static bool
-wait_go(int sigfd)
+wait_go(void)
 {
-	struct pollfd p[2] = { { st.sock, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
-	struct signalfd_siginfo si;
+	struct timeval tv = { GO_TIMEOUT_S, 0 };
 	struct cordon_msg m;
-	uint16_t type;
-	int r;
+	bool go;
 
-	for (;;) {
-		if ((r = poll(p, 2, GO_TIMEOUT_MS)) < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-			if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGTSTP &&
-			    si.ssi_signo != SIGTTIN && si.ssi_signo != SIGTTOU)
-				return false;
-		if (p[0].revents == 0)
-			continue;
-		r = cordon_msg_recv(st.sock, &m);
-		type = m.type;
-		cordon_msg_clear(&m);
-		return r == 0 && type == CORDON_MSG_GO;
-	}
+	(void)setsockopt(st.sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	go = cordon_msg_recv(st.sock, &m) == 0 && m.type == CORDON_MSG_GO;
+	cordon_msg_clear(&m);
+	return go;
 }
 
 /*
@@ -429,7 +416,7 @@ main(int argc, char **argv)
 		m.type = CORDON_MSG_WORKDIR;
 		m.u.str = st.wd.path;
 		send_msg(&m);
-		if (!wait_go(sigfd))
+		if (!wait_go())
 			die("the broker did not finish copying files in");
 	}
 
@@ -463,7 +450,7 @@ main(int argc, char **argv)
 	report_end(&res);
 	/* The tree is dead and reaped: the broker may copy files out. */
 	if ((req.flags & CORDON_REQ_COPY_OUT) != 0 && !res.broker_gone)
-		(void)wait_go(sigfd);
+		(void)wait_go();
 	cleanup();
 	if (!res.broker_gone)
 		gc(&req, false);
