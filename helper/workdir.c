@@ -558,6 +558,7 @@ walk_open(int dirfd, const char *name)
 }
 
 static int
+/* NOLINTNEXTLINE(misc-no-recursion): bounded by WALK_MAX_DEPTH */
 walk(int fd, dev_t dev, int depth, walk_fn fn, void *arg)
 {
 	struct dirent *e;
