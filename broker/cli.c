@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +51,15 @@ static const char usage_text[] =
 "  --json               print the result record as JSON on stdout\n"
 "  --trace PATH         trace database (default $XDG_STATE_HOME/cordon/trace.db)\n"
 "  --workdir-base DIR   where workdirs are made (default $XDG_RUNTIME_DIR/cordon)\n"
+"  --copy-in SRC[:DEST] copy a file or tree into the workdir before the run\n"
+"  --copy-out PATH[:DEST]  copy PATH (in the workdir) out after the run; DEST\n"
+"                       must not exist (default: PATH's last name, here)\n"
+"  --copy-out-limit SIZE  at most SIZE bytes per --copy-out (default 1G)\n"
+"  --ro-bind SRC[:DEST] SRC visible read-only at DEST inside (linux-ns;\n"
+"                       landlock: readable where it is, DEST = SRC)\n"
+"  --stdout FILE, --stderr FILE  the command's output to FILE\n"
+"  --output-limit SIZE  at most SIZE bytes of stdout + stderr, then cap output\n"
+"  --disk SIZE          at most SIZE bytes in the workdir, then cap disk\n"
 "\n"
 "exit status: the command's own; 128+N if killed by signal N; 124 if a cap\n"
 "was hit; 125 if cordon failed; 126 if the command cannot run; 127 if not found\n";
@@ -84,6 +94,8 @@ set_limit(cordon_config *cfg, enum cordon_cap_id cap, const char *flag,
 			    "500ms, 2m)", flag, arg);
 		break;
 	case CORDON_CAP_MEMORY:
+	case CORDON_CAP_OUTPUT:
+	case CORDON_CAP_DISK:
 		if (cordon_parse_size(arg, &v) < 0)
 			usage_error("%s: '%s' is not a size (e.g. 512M, 2G)",
 			    flag, arg);
@@ -120,7 +132,8 @@ set_path(int (*setter)(cordon_config *, const char *), cordon_config *cfg,
 enum {
 	OPT_CPU = 256, OPT_WALL, OPT_MEMORY, OPT_NOFILE, OPT_NPROC,
 	OPT_NETWORK, OPT_BACKEND, OPT_JSON, OPT_TRACE, OPT_WORKDIR_BASE,
-	OPT_LIMIT,
+	OPT_LIMIT, OPT_COPY_IN, OPT_COPY_OUT, OPT_COPY_OUT_LIMIT, OPT_RO_BIND,
+	OPT_STDOUT, OPT_STDERR, OPT_OUTPUT_LIMIT, OPT_DISK,
 };
 
 static const struct option long_opts[] = {
@@ -135,13 +148,59 @@ static const struct option long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "workdir-base", required_argument, NULL, OPT_WORKDIR_BASE },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "copy-in", required_argument, NULL, OPT_COPY_IN },
+	{ "copy-out", required_argument, NULL, OPT_COPY_OUT },
+	{ "copy-out-limit", required_argument, NULL, OPT_COPY_OUT_LIMIT },
+	{ "ro-bind", required_argument, NULL, OPT_RO_BIND },
+	{ "stdout", required_argument, NULL, OPT_STDOUT },
+	{ "stderr", required_argument, NULL, OPT_STDERR },
+	{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
+	{ "disk", required_argument, NULL, OPT_DISK },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct opts {
 	bool json;
 	unsigned limit;
+	const char *out_path, *err_path;   /* --stdout, --stderr */
 };
+
+/*
+ * SRC[:DEST], split at the first ':' (so SRC cannot hold one; the library
+ * API can).  kind: 0 copy-in, 1 copy-out, 2 ro-bind.
+ */
+static void
+add_files(cordon_config *cfg, int kind, const char *flag, const char *arg)
+{
+	char *src = strdup(arg), *dest, *abs = NULL;
+	int r;
+
+	if (src == NULL || src[0] == '\0' || src[0] == ':')
+		usage_error("%s: '%s' names no path", flag, arg);
+	if ((dest = strchr(src, ':')) != NULL)
+		*dest++ = '\0';
+	if (dest != NULL && dest[0] == '\0')
+		usage_error("%s: '%s' has an empty destination", flag, arg);
+	if (kind == 2) {
+		/* The path the invoker means, canonical: no "..", no links. */
+		if ((abs = realpath(src, NULL)) == NULL)
+			usage_error("%s: %s: %s", flag, src, strerror(errno));
+		r = cordon_config_add_ro_bind(cfg, abs, dest);
+		if (r == -CORDON_E_INVAL)
+			usage_error("%s: destination '%s' must be an absolute path "
+			    "without . or .. components, and not /, nor in /usr, "
+			    "/bin, /sbin, /lib*, /etc, /opt, /work, /proc, /dev "
+			    "or /tmp", flag, dest != NULL ? dest : abs);
+	} else {
+		r = kind == 0 ? cordon_config_add_copy_in(cfg, src, dest) :
+		    cordon_config_add_copy_out(cfg, src, dest);
+	}
+	if (r < 0)
+		usage_error("%s: '%s': %s", flag, arg, r == -CORDON_E_RANGE ?
+		    "too many of them" : cordon_strerror(r));
+	free(abs);
+	free(src);
+}
 
 
 static int
@@ -196,13 +255,28 @@ parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
 				    optarg);
 			o->limit = (unsigned)n;
 			break;
+		case OPT_COPY_IN: add_files(cfg, 0, "--copy-in", optarg); break;
+		case OPT_COPY_OUT: add_files(cfg, 1, "--copy-out", optarg); break;
+		case OPT_RO_BIND: add_files(cfg, 2, "--ro-bind", optarg); break;
+		case OPT_COPY_OUT_LIMIT:
+			if (cordon_parse_size(optarg, &n) < 0 ||
+			    cordon_config_set_copy_out_limit(cfg, n) < 0)
+				usage_error("--copy-out-limit: '%s' is not a size "
+				    "(e.g. 100M, 2G)", optarg);
+			break;
+		case OPT_STDOUT: o->out_path = optarg; break;
+		case OPT_STDERR: o->err_path = optarg; break;
+		case OPT_OUTPUT_LIMIT:
+			set_limit(cfg, CORDON_CAP_OUTPUT, "--output-limit", optarg);
+			break;
+		case OPT_DISK: set_limit(cfg, CORDON_CAP_DISK, "--disk", optarg); break;
 		}
 	}
 	return optind;
 }
 
 /* Letters for parse_opts' allowed sets: OPT_CPU is 'a', OPT_WALL 'b', ... */
-#define ALLOW_RUN "abcdefghij"
+#define ALLOW_RUN "abcdefghijlmnopqrs"
 #define ALLOW_TRACE_LIST "hik"
 #define ALLOW_TRACE_SHOW "hi"
 #define ALLOW_TRACE_EXPORT "i"
@@ -230,6 +304,8 @@ format_limit(char *buf, size_t sz, int cap, uint64_t v)
 		snprintf(buf, sz, "%gs", (double)v / 1e9);
 		break;
 	case CORDON_CAP_MEMORY:
+	case CORDON_CAP_OUTPUT:
+	case CORDON_CAP_DISK:
 		if (v % (1ULL << 30) == 0)
 			snprintf(buf, sz, "%lluG", (unsigned long long)(v >> 30));
 		else if (v % (1ULL << 20) == 0)
@@ -255,10 +331,37 @@ cap_human(int cap)
 	}
 }
 
+/*
+ * --stdout / --stderr: opened here, as the invoker, never through a
+ * symlink; the helper gets them as its fds 1 and 2.  One file named twice
+ * is opened once, so the two streams append to one offset.
+ */
+static void
+open_output(cordon_config *cfg, const char *out, const char *err)
+{
+	struct stat a, b;
+	int ofd = -1, efd = -1;
+
+	if (out != NULL && (ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC |
+	    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+		usage_error("--stdout: %s: %s", out, strerror(errno));
+	if (err != NULL) {
+		if (ofd >= 0 && stat(err, &b) == 0 && fstat(ofd, &a) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			efd = ofd;
+		else if ((efd = open(err, O_WRONLY | O_CREAT | O_TRUNC |
+		    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+			usage_error("--stderr: %s: %s", err, strerror(errno));
+	}
+	cordon_config_set_stdout_fd(cfg, ofd);
+	cordon_config_set_stderr_fd(cfg, efd);
+}
+
 static int
 cmd_run(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0 };
+	struct opts o = { false, 0, NULL, NULL };
+	char why[CORDON_MAX_TEXT_LEN];
 	struct sigaction sa;
 	cordon_result *res = NULL;
 	const char *err;
@@ -269,6 +372,9 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 	if (i >= argc)
 		usage_error("run: no command given (cordon run [options] -- "
 		    "COMMAND [ARG...])");
+	if (cordon_config_check(cfg, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+	open_output(cfg, o.out_path, o.err_path);
 
 	/*
 	 * Not dumpable while the run lasts: on the floor the payload has our
@@ -497,7 +603,7 @@ export_one(const struct cordon_result *r, void *arg)
 static int
 cmd_trace(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0 };
+	struct opts o = { false, 0, NULL, NULL };
 	struct cordon_trace *t = NULL;
 	struct cordon_result r;
 	struct cordon_json j;
@@ -601,7 +707,7 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 static int
 cmd_gc(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0 };
+	struct opts o = { false, 0, NULL, NULL };
 	struct cordon_trace *t = NULL;
 	char msg[256] = "";
 	int r, marked, rc = 0;
@@ -649,7 +755,7 @@ print_fact(const char *key, const char *value, void *arg)
 static int
 cmd_probe(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0 };
+	struct opts o = { false, 0, NULL, NULL };
 	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
 	struct cordon_json j;
 	struct probe_out po = { NULL };

@@ -8,6 +8,18 @@
 
 #include "internal.h"
 
+static void
+copies_free(struct cordon_copy *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(c[i].src);
+		free(c[i].dest);
+	}
+	free(c);
+}
+
 cordon_config *
 cordon_config_new(void)
 {
@@ -18,6 +30,8 @@ cordon_config_new(void)
 	cordon_limits_default(&cfg->limits);
 	cfg->backend = CORDON_BACKEND_AUTO;
 	cfg->cancel_fd = -1;
+	cfg->stdout_fd = cfg->stderr_fd = -1;
+	cfg->copy_out_limit = 1ULL << 30;
 	return cfg;
 }
 
@@ -28,6 +42,9 @@ cordon_config_free(cordon_config *cfg)
 		return;
 	free(cfg->trace_path);
 	free(cfg->workdir_base);
+	copies_free(cfg->copy_in, cfg->ncopy_in);
+	copies_free(cfg->copy_out, cfg->ncopy_out);
+	copies_free(cfg->binds, cfg->nbinds);
 	free(cfg);
 }
 
@@ -40,6 +57,8 @@ limit_slot(struct cordon_limits *l, enum cordon_cap_id cap)
 	case CORDON_CAP_MEMORY: return &l->memory_bytes;
 	case CORDON_CAP_NOFILE: return &l->nofile;
 	case CORDON_CAP_NPROC: return &l->nproc;
+	case CORDON_CAP_OUTPUT: return &l->output_bytes;
+	case CORDON_CAP_DISK: return &l->disk_bytes;
 	default: return NULL;
 	}
 }
@@ -117,4 +136,76 @@ void
 cordon_config_set_cancel_fd(cordon_config *cfg, int fd)
 {
 	cfg->cancel_fd = fd;
+}
+
+/* Appends a copy of (src, dest) to *v; bounded like the wire's BINDs. */
+static int
+add_copy(struct cordon_copy **v, size_t *n, const char *src, const char *dest)
+{
+	struct cordon_copy *nv;
+
+	if (src == NULL || src[0] == '\0' || strlen(src) > CORDON_MAX_PATH_LEN ||
+	    (dest != NULL && strlen(dest) > CORDON_MAX_PATH_LEN))
+		return -CORDON_E_INVAL;
+	if (*n >= CORDON_MAX_BINDS)
+		return -CORDON_E_RANGE;
+	if ((nv = reallocarray(*v, *n + 1, sizeof(**v))) == NULL)
+		return -CORDON_E_NOMEM;
+	*v = nv;
+	nv[*n].src = strdup(src);
+	nv[*n].dest = dest != NULL ? strdup(dest) : NULL;
+	if (nv[*n].src == NULL || (dest != NULL && nv[*n].dest == NULL)) {
+		free(nv[*n].src);
+		free(nv[*n].dest);
+		return -CORDON_E_NOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+int
+cordon_config_add_copy_in(cordon_config *cfg, const char *src,
+    const char *dest)
+{
+	return add_copy(&cfg->copy_in, &cfg->ncopy_in, src, dest);
+}
+
+int
+cordon_config_add_copy_out(cordon_config *cfg, const char *path,
+    const char *dest)
+{
+	return add_copy(&cfg->copy_out, &cfg->ncopy_out, path, dest);
+}
+
+int
+cordon_config_add_ro_bind(cordon_config *cfg, const char *src,
+    const char *dest)
+{
+	/* The helper checks the same again: wire.c, helper/intake.c. */
+	if (!cordon_path_clean(src) ||
+	    !cordon_bind_dest_valid(dest != NULL ? dest : src))
+		return -CORDON_E_INVAL;
+	return add_copy(&cfg->binds, &cfg->nbinds, src, dest != NULL ? dest :
+	    src);
+}
+
+int
+cordon_config_set_copy_out_limit(cordon_config *cfg, uint64_t bytes)
+{
+	if (bytes == 0 || bytes > CORDON_MAX_OUTPUT)
+		return -CORDON_E_RANGE;
+	cfg->copy_out_limit = bytes;
+	return 0;
+}
+
+void
+cordon_config_set_stdout_fd(cordon_config *cfg, int fd)
+{
+	cfg->stdout_fd = fd;
+}
+
+void
+cordon_config_set_stderr_fd(cordon_config *cfg, int fd)
+{
+	cfg->stderr_fd = fd;
 }

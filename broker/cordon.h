@@ -84,8 +84,8 @@ typedef struct cordon_result cordon_result;
 cordon_config *cordon_config_new(void);
 void cordon_config_free(cordon_config *cfg);
 /*
- * Set one cap.  CPU and wall in nanoseconds, memory in bytes, nofile and
- * nproc as counts (nproc 0 = no cap).  Out-of-range values: -CORDON_E_RANGE.
+ * Set one cap.  CPU and wall in nanoseconds, memory, output and disk in
+ * bytes, nofile and nproc as counts (nproc, output, disk 0 = no cap).  Out-of-range values: -CORDON_E_RANGE.
  */
 int cordon_config_set_limit(cordon_config *cfg, enum cordon_cap_id cap,
     uint64_t value);
@@ -103,6 +103,40 @@ int cordon_config_set_workdir_base(cordon_config *cfg, const char *path);
  * Lets a caller's signal handler cancel a run through a self-pipe.
  */
 void cordon_config_set_cancel_fd(cordon_config *cfg, int fd);
+
+/*
+ * Files in and out of the workdir (each call adds one; dest NULL means
+ * the default).  copy_in: host src (file, directory tree or symlink,
+ * copied as the caller, symlinks as symlinks) to dest relative to the
+ * workdir (default: src's last component), before the payload starts.
+ * copy_out: path relative to the workdir to host dest (default: path's
+ * last component in the current directory; never overwritten), after the
+ * payload ended and before the teardown, at most copy_out_limit bytes
+ * per path (default 1 GiB).  ro_bind (linux-ns only): host path src
+ * visible read-only at the absolute dest inside (default: src).
+ * -CORDON_E_INVAL for a path that can never be valid.
+ */
+int cordon_config_add_copy_in(cordon_config *cfg, const char *src,
+    const char *dest);
+int cordon_config_add_copy_out(cordon_config *cfg, const char *path,
+    const char *dest);
+int cordon_config_add_ro_bind(cordon_config *cfg, const char *src,
+    const char *dest);
+int cordon_config_set_copy_out_limit(cordon_config *cfg, uint64_t bytes);
+/*
+ * The payload's stdout / stderr: an fd open for writing (the library
+ * does not close it), or -1 for the caller's own.  With an output cap
+ * (cordon_config_set_limit(CORDON_CAP_OUTPUT, bytes)) at most that many
+ * bytes of stdout and stderr together reach them.
+ */
+void cordon_config_set_stdout_fd(cordon_config *cfg, int fd);
+void cordon_config_set_stderr_fd(cordon_config *cfg, int fd);
+/*
+ * Checks what only the file system can tell (copy-in sources readable,
+ * copy-out destinations free, ro-bind sources present): 0, or
+ * -CORDON_E_INVAL with the reason in err.  cordon_run() checks the same.
+ */
+int cordon_config_check(const cordon_config *cfg, char *err, size_t errsz);
 
 /*
  * Which backend a run with this config would get, and why: the helper

@@ -13,6 +13,14 @@
 #include "cordon.h"
 #include "types.h"
 
+/* One --copy-in (src: host, dest: in the workdir), --copy-out (src: in the
+ * workdir, dest: host) or --ro-bind (host path, path inside); dest may be
+ * NULL: the default. */
+struct cordon_copy {
+	char *src;
+	char *dest;
+};
+
 struct cordon_config {
 	struct cordon_limits limits;
 	bool network;
@@ -20,6 +28,10 @@ struct cordon_config {
 	char *trace_path;     /* NULL: the default */
 	char *workdir_base;   /* NULL: the default */
 	int cancel_fd;        /* readable: cancel the run; -1: none */
+	struct cordon_copy *copy_in, *copy_out, *binds;
+	size_t ncopy_in, ncopy_out, nbinds;
+	uint64_t copy_out_limit;
+	int stdout_fd, stderr_fd; /* the payload's, or -1: the caller's */
 };
 
 /*
@@ -54,6 +66,7 @@ struct cordon_result {
 	/* Who records the run: lets a later reconcile spot a killed broker. */
 	uint32_t broker_pid;
 	uint64_t broker_start;     /* its start time, /proc/PID/stat field 22 */
+	bool files_failed;         /* a copy-out failed (exit status 125) */
 };
 
 void cordon_result_clear(struct cordon_result *r);
@@ -77,6 +90,15 @@ int cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz);
 
 /* run.c: the helper with its end of a new socketpair on fd 3. */
 int cordon_start_helper(const char *path, pid_t *pid, int *sock);
+/* The same, with outfd / errfd (unless -1) as its fds 1 and 2. */
+int cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
+    int errfd);
+
+/* files.c: copies into the workdir (fd) and out of it; -1 with err. */
+int cordon_copy_in(int wdfd, const struct cordon_copy *c, uint64_t limit,
+    char *err, size_t errsz);
+int cordon_copy_out(int wdfd, const struct cordon_copy *c, uint64_t limit,
+    const char *tag, char *err, size_t errsz);
 /* Reaps it; its wait status, or -1. */
 int cordon_wait_helper(pid_t pid);
 

@@ -58,6 +58,10 @@ cordon_result_applied(const cordon_result *r, enum cordon_cap_id cap)
 int
 cordon_result_exit_status(const cordon_result *r)
 {
+	/* Results asked for but not delivered: cordon failed, not the payload. */
+	if (r->files_failed && (r->outcome == CORDON_OUTCOME_EXITED ||
+	    r->outcome == CORDON_OUTCOME_SIGNALED))
+		return 125;
 	switch (r->outcome) {
 	case CORDON_OUTCOME_EXITED:
 		return r->exit_code;
@@ -83,6 +87,7 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		CORDON_CAP_CPU, CORDON_CAP_WALL, CORDON_CAP_MEMORY,
 		CORDON_CAP_NOFILE, CORDON_CAP_NPROC, CORDON_CAP_NETWORK,
 		CORDON_CAP_FILESYSTEM, CORDON_CAP_SCOPING,
+		CORDON_CAP_OUTPUT, CORDON_CAP_DISK,
 	};
 	size_t i;
 
@@ -130,6 +135,16 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_null(j);
 	cordon_json_key(j, "network");
 	cordon_json_bool(j, r->network);
+	cordon_json_key(j, "output_bytes");
+	if (r->limits.output_bytes != 0)
+		cordon_json_u64(j, r->limits.output_bytes);
+	else
+		cordon_json_null(j);
+	cordon_json_key(j, "disk_bytes");
+	if (r->limits.disk_bytes != 0)
+		cordon_json_u64(j, r->limits.disk_bytes);
+	else
+		cordon_json_null(j);
 	cordon_json_obj_end(j);
 
 	cordon_json_key(j, "applied");

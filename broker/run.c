@@ -189,6 +189,13 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 int
 cordon_start_helper(const char *path, pid_t *pid, int *sock)
 {
+	return cordon_start_helper_io(path, pid, sock, -1, -1);
+}
+
+int
+cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
+    int errfd)
+{
 	char *henv[5] = { NULL, NULL, NULL, NULL, NULL };
 	char *const hargv[] = { "cordon-helper", NULL };
 	size_t i, k = 0;
@@ -220,6 +227,16 @@ cordon_start_helper(const char *path, pid_t *pid, int *sock)
 		return -CORDON_E_HELPER;
 	}
 	if (*pid == 0) {
+		/*
+		 * The payload's output files become the helper's stdout and
+		 * stderr (helper.c passes them on, or pumps into them under an
+		 * output cap): no fd travels over the socket.
+		 */
+		if (sv[1] <= 2 && (sv[1] = fcntl(sv[1], F_DUPFD, 4)) < 0)
+			_exit(127);
+		if ((outfd >= 0 && dup2(outfd, 1) < 0) ||
+		    (errfd >= 0 && dup2(errfd, 2) < 0))
+			_exit(127);
 		/* dup2 clears close-on-exec; fd 3 already being sv[1] does not. */
 		if (sv[1] == CORDON_HELPER_FD) {
 			if (fcntl(sv[1], F_SETFD, 0) < 0)
@@ -264,6 +281,11 @@ send_request(int sock, const cordon_config *cfg, const char *base,
 	m.u.request.workdir_base = (char *)(uintptr_t)base;
 	m.u.request.argc = (uint32_t)r->argc;
 	m.u.request.envc = envc;
+	m.u.request.bindc = (uint32_t)cfg->nbinds;
+	if (cfg->ncopy_in != 0)
+		m.u.request.flags |= CORDON_REQ_COPY_IN;
+	if (cfg->ncopy_out != 0)
+		m.u.request.flags |= CORDON_REQ_COPY_OUT;
 	if ((err = cordon_msg_send(sock, &m)) < 0)
 		return err;
 	for (i = 0; i < r->argc; i++) {
@@ -275,6 +297,13 @@ send_request(int sock, const cordon_config *cfg, const char *base,
 	for (i = 0; i < envc; i++) {
 		m.type = CORDON_MSG_ENV;
 		m.u.str = envp[i];
+		if ((err = cordon_msg_send(sock, &m)) < 0)
+			return err;
+	}
+	for (i = 0; i < cfg->nbinds; i++) {
+		m.type = CORDON_MSG_BIND;
+		m.u.bind.src = cfg->binds[i].src;
+		m.u.bind.dest = cfg->binds[i].dest;
 		if ((err = cordon_msg_send(sock, &m)) < 0)
 			return err;
 	}
@@ -393,11 +422,82 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * WORKDIR: the workdir exists and nothing runs yet.  Opens it - it must
+ * be the one the helper was asked to make, ours - and copies files in.
+ * Returns the workdir fd, or -1 with the error recorded.
+ */
+static int
+files_in(const cordon_config *cfg, const char *base, struct cordon_result *r,
+    struct pending *p, const char *path)
+{
+	char err[CORDON_MAX_TEXT_LEN], *want = xfmt("%s/%s", base, r->run_id);
+	struct stat st;
+	size_t i;
+	int fd = -1;
+
+	if (want == NULL || strcmp(want, path) != 0 ||
+	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || st.st_uid != getuid()) {
+		snprintf(err, sizeof(err), "the workdir %s is not the one "
+		    "asked for, or not ours", path);
+		goto fail;
+	}
+	free(want);
+	want = NULL;
+	for (i = 0; i < cfg->ncopy_in; i++)
+		if (cordon_copy_in(fd, &cfg->copy_in[i], cfg->limits.disk_bytes,
+		    err, sizeof(err)) < 0)
+			goto fail;
+	if (cfg->ncopy_in != 0)
+		pending_add(p, "files", xfmt("copied %zu path(s) in",
+		    cfg->ncopy_in));
+	return fd;
+fail:
+	free(want);
+	if (fd >= 0)
+		close(fd);
+	r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+	set_error(r, err);
+	pending_add(p, "error", strdup(err));
+	return -1;
+}
+
+/* After EXIT: the tree is dead; copies files out, recording failures. */
+static void
+files_out(const cordon_config *cfg, int wdfd, struct cordon_result *r,
+    struct pending *p)
+{
+	char err[CORDON_MAX_TEXT_LEN], tag[CORDON_RUN_ID_LEN + 32];
+	size_t i, ok = 0;
+
+	for (i = 0; i < cfg->ncopy_out; i++) {
+		snprintf(tag, sizeof(tag), "%s-%zu", r->run_id, i);
+		if (wdfd >= 0 && cordon_copy_out(wdfd, &cfg->copy_out[i],
+		    cfg->copy_out_limit, tag, err, sizeof(err)) == 0) {
+			ok++;
+			continue;
+		}
+		if (wdfd < 0)
+			snprintf(err, sizeof(err), "--copy-out %s: the workdir "
+			    "was never opened", cfg->copy_out[i].src);
+		r->files_failed = true;
+		set_error(r, err);
+		pending_add(p, "error", strdup(err));
+	}
+	pending_add(p, "files", xfmt("copied %zu of %zu path(s) out", ok,
+	    cfg->ncopy_out));
+}
+
 /* Follows the helper until TEARDOWN, EOF, a protocol error or deadline_ms. */
 static void
 follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
-    int sock, pid_t helper, int cancel_fd, int64_t deadline_ms)
+    int sock, pid_t helper, const cordon_config *cfg, const char *base,
+    int64_t deadline_ms)
 {
+	struct cordon_msg go = { .type = CORDON_MSG_GO };
+	int cancel_fd = cfg->cancel_fd, wdfd = -1;
+	int64_t t0;
 	struct pollfd pfd[2];
 	struct cordon_msg m;
 	bool cancelled = false, continued = false, over = false;
@@ -419,7 +519,7 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 			if (errno == EINTR)
 				continue;
 			set_error(r, "poll failed while following the helper");
-			return;
+			goto out;
 		}
 		if (n == 0 && mono_ms() >= deadline_ms && !continued) {
 			/*
@@ -441,7 +541,7 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 			r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 			set_error(r, "the helper did not end the run in time and "
 			    "was killed");
-			return;
+			goto out;
 		}
 		if (pfd[1].revents != 0) {
 			/* The helper ends the run and reports it as interrupted. */
@@ -459,11 +559,29 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 				r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 			if (err != -CORDON_E_EOF)
 				set_error(r, "malformed message from the helper");
-			return;
+			goto out;
 		}
-		over = apply_event(t, r, p, &m);
+		t0 = mono_ms();
+		if (m.type == CORDON_MSG_WORKDIR && wdfd < 0) {
+			/* A failed copy-in: EOF makes the helper tear down. */
+			if ((wdfd = files_in(cfg, base, r, p, m.u.str)) < 0)
+				(void)shutdown(sock, SHUT_WR);
+			else
+				(void)cordon_msg_send(sock, &go);
+		} else {
+			over = apply_event(t, r, p, &m);
+		}
+		if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
+			files_out(cfg, wdfd, r, p);
+			(void)cordon_msg_send(sock, &go);
+		}
+		/* Copying is not the helper's time: the watchdog waits longer. */
+		deadline_ms += mono_ms() - t0;
 		cordon_msg_clear(&m);
 	}
+out:
+	if (wdfd >= 0)
+		close(wdfd);
 }
 
 /* The broker's view of a helper that ended without tearing down. */
@@ -516,6 +634,8 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 		return err;
 	if (cordon_limits_check(&cfg->limits) != 0)
 		return -CORDON_E_RANGE;
+	if (cordon_config_check(cfg, NULL, 0) < 0)
+		return -CORDON_E_INVAL;
 	if ((err = cfg->trace_path != NULL ?
 	    ((trace_path = strdup(cfg->trace_path)) ? 0 : -CORDON_E_NOMEM) :
 	    cordon_default_trace_path(&trace_path)) < 0 ||
@@ -537,7 +657,8 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 	    (err = cordon_trace_begin(t, r)) < 0)
 		goto out;
 
-	if (cordon_start_helper(helper, &pid, &sock) < 0) {
+	if (cordon_start_helper_io(helper, &pid, &sock, cfg->stdout_fd,
+	    cfg->stderr_fd) < 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		set_error(r, "cannot start cordon-helper");
 		r->workdir_removed = 1;
@@ -545,7 +666,7 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 		if ((err = send_request(sock, cfg, base, r, envp, envc)) < 0)
 			pending_add(&p, "error", xfmt("sending the request: %s",
 			    cordon_strerror(err)));
-		follow(t, r, &p, sock, pid, cfg->cancel_fd, mono_ms() +
+		follow(t, r, &p, sock, pid, cfg, base, mono_ms() +
 		    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS);
 		/* Closing our end tells a helper still running to stop. */
 		close(sock);

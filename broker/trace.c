@@ -89,6 +89,9 @@ static const char *const migrations[] = {
 	" kind TEXT NOT NULL,"
 	" detail TEXT);"
 	"CREATE INDEX events_run_id ON events (run_id);",
+	/* 2: the output and disk caps asked for (NULL in older rows). */
+	"ALTER TABLE runs ADD COLUMN output_limit INTEGER;"
+	"ALTER TABLE runs ADD COLUMN disk_limit INTEGER;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) ==
@@ -104,7 +107,7 @@ _Static_assert(sizeof(migrations) / sizeof(migrations[0]) ==
 	" nofile_limit, nproc_limit, network, broker_pid, broker_start," \
 	" ended_ms, backend, backend_reason, applied, outcome, exit_code," \
 	" signal, cap, cpu_ns, wall_ns, max_rss, workdir, workdir_removed," \
-	" error"
+	" error, output_limit, disk_limit"
 
 enum run_col {
 	/* Fixed when the run begins. */
@@ -116,6 +119,8 @@ enum run_col {
 	C_ENDED_MS, C_BACKEND, C_BACKEND_REASON, C_APPLIED, C_OUTCOME,
 	C_EXIT_CODE, C_SIGNAL, C_CAP, C_CPU_NS, C_WALL_NS, C_MAX_RSS,
 	C_WORKDIR, C_WORKDIR_REMOVED, C_ERROR,
+	/* Fixed when the run begins (schema 2). */
+	C_OUTPUT_LIMIT, C_DISK_LIMIT,
 	C_MAX_
 };
 
@@ -138,7 +143,7 @@ static const char *const stmt_sql[ST_MAX_] = {
 	[ST_INSERT_RUN] = "INSERT INTO runs (" RUN_COLUMNS ") VALUES ("
 	    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
 	    " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-	    " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
+	    " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
 	/* Same parameter numbers as the INSERT, so one binder serves both. */
 	[ST_UPDATE_RUN] = "UPDATE runs SET"
 	    " ended_ms = ?17, backend = ?18, backend_reason = ?19,"
@@ -402,6 +407,8 @@ bind_identity(sqlite3_stmt *st, const struct cordon_result *r,
 	SQL_TRY(sqlite3_bind_int(st, 1 + C_NETWORK, r->network ? 1 : 0));
 	SQL_TRY(sqlite3_bind_int64(st, 1 + C_BROKER_PID, r->broker_pid));
 	SQL_TRY(bind_u64(st, 1 + C_BROKER_START, r->broker_start));
+	SQL_TRY(bind_u64(st, 1 + C_OUTPUT_LIMIT, l->output_bytes));
+	SQL_TRY(bind_u64(st, 1 + C_DISK_LIMIT, l->disk_bytes));
 out:
 	return rc;
 }
@@ -882,6 +889,8 @@ row_to_result(sqlite3_stmt *st, struct cordon_result *r)
 	r->workdir_removed = sqlite3_column_int(st, C_WORKDIR_REMOVED);
 	r->broker_pid = (uint32_t)sqlite3_column_int64(st, C_BROKER_PID);
 	r->broker_start = (uint64_t)sqlite3_column_int64(st, C_BROKER_START);
+	l->output_bytes = (uint64_t)sqlite3_column_int64(st, C_OUTPUT_LIMIT);
+	l->disk_bytes = (uint64_t)sqlite3_column_int64(st, C_DISK_LIMIT);
 
 	if ((e = name_to_id(cordon_backend_name, 0, CORDON_BACKEND_MAX_,
 	    CORDON_BACKEND_AUTO,

@@ -118,6 +118,8 @@ cordon_limits_default(struct cordon_limits *l)
 	l->memory_bytes = CORDON_DEFAULT_MEMORY;
 	l->nofile = CORDON_DEFAULT_NOFILE;
 	l->nproc = CORDON_DEFAULT_NPROC;
+	l->output_bytes = 0;
+	l->disk_bytes = 0;
 }
 
 /* Returns the first cap out of its hard bounds, negated, or 0. */
@@ -135,5 +137,49 @@ cordon_limits_check(const struct cordon_limits *l)
 		return -CORDON_CAP_NOFILE;
 	if (l->nproc > CORDON_MAX_NPROC)
 		return -CORDON_CAP_NPROC;
+	if (l->output_bytes > CORDON_MAX_OUTPUT)
+		return -CORDON_CAP_OUTPUT;
+	if (l->disk_bytes != 0 && (l->disk_bytes < CORDON_MIN_DISK ||
+	    l->disk_bytes > CORDON_MAX_DISK))
+		return -CORDON_CAP_DISK;
 	return 0;
+}
+
+bool
+cordon_path_clean(const char *p)
+{
+	const char *c = p, *e;
+	size_t n;
+
+	if (p == NULL || p[0] != '/' || strlen(p) > CORDON_MAX_PATH_LEN)
+		return false;
+	if (p[1] == '\0')
+		return true;
+	while (*c == '/') {
+		e = strchrnul(c + 1, '/');
+		n = (size_t)(e - (c + 1));
+		if (n == 0 || (n == 1 && c[1] == '.') ||
+		    (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+		c = e;
+	}
+	return true;
+}
+
+bool
+cordon_bind_dest_valid(const char *dest)
+{
+	static const char *const taken[] = {
+		"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc",
+		"opt", "work", "proc", "dev", "tmp",
+	};
+	size_t i, n;
+
+	if (!cordon_path_clean(dest) || dest[1] == '\0')
+		return false;
+	n = strcspn(dest + 1, "/");
+	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		if (strlen(taken[i]) == n && strncmp(dest + 1, taken[i], n) == 0)
+			return false;
+	return true;
 }

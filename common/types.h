@@ -17,7 +17,7 @@
 
 /*
  * What a run asks for.  Times in nanoseconds, memory in bytes.  A value of
- * 0 means "no cap" for nproc only; every other cap is always set (the
+ * 0 means "no cap" for nproc, output and disk only; every other cap is always set (the
  * broker fills in the defaults).
  */
 struct cordon_limits {
@@ -26,6 +26,8 @@ struct cordon_limits {
 	uint64_t memory_bytes;
 	uint64_t nofile;
 	uint64_t nproc;
+	uint64_t output_bytes;   /* captured stdout + stderr; 0 = no cap */
+	uint64_t disk_bytes;     /* what the workdir holds; 0 = no cap */
 };
 
 #define CORDON_NS_PER_SEC 1000000000ULL
@@ -48,6 +50,9 @@ struct cordon_limits {
 #define CORDON_MIN_NOFILE 4ULL   /* stdio plus one */
 #define CORDON_MAX_NOFILE (1ULL << 20)
 #define CORDON_MAX_NPROC (1ULL << 22)
+#define CORDON_MAX_OUTPUT (1ULL << 50)
+#define CORDON_MIN_DISK (1ULL << 20)                      /* 1 MiB */
+#define CORDON_MAX_DISK (1ULL << 50)
 
 /* Request size bounds (argv mirrors Linux's MAX_ARG_STRLEN and ARG_MAX). */
 #define CORDON_MAX_ARGC 65536U
@@ -56,16 +61,30 @@ struct cordon_limits {
 #define CORDON_MAX_ARGV_BYTES (2U << 20)
 #define CORDON_MAX_PATH_LEN 4095U
 #define CORDON_MAX_TEXT_LEN 4096U
+/* --ro-bind entries per run (BIND messages). */
+#define CORDON_MAX_BINDS 64U
 
 /* Run ids: 32 lowercase hex digits (128 random bits). */
 #define CORDON_RUN_ID_LEN 32
 
 /* Flags in a request. */
 #define CORDON_REQ_NETWORK 0x1U
-#define CORDON_REQ_FLAGS_ALL 0x1U
+/* Files move in or out: the helper waits for GO (wire.h) before the start,
+ * and for copy-out after EXIT before the teardown. */
+#define CORDON_REQ_COPY_IN 0x2U
+#define CORDON_REQ_COPY_OUT 0x4U
+#define CORDON_REQ_FLAGS_ALL 0x7U
 
 bool cordon_run_id_valid(const char *id);
 int cordon_limits_check(const struct cordon_limits *l);
 void cordon_limits_default(struct cordon_limits *l);
+/*
+ * A --ro-bind destination inside linux-ns: a clean absolute path (no ".",
+ * "..", empty components), not "/" and not in a directory the private root
+ * already fills (the system directories, /work, /proc, /dev, /tmp).
+ */
+bool cordon_bind_dest_valid(const char *dest);
+/* An absolute path without ".", ".." or empty components. */
+bool cordon_path_clean(const char *p);
 
 #endif

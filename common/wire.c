@@ -28,7 +28,12 @@ cordon_msg_clear(struct cordon_msg *m)
 	case CORDON_MSG_ARG:
 	case CORDON_MSG_ENV:
 	case CORDON_MSG_GC:
+	case CORDON_MSG_WORKDIR:
 		free(m->u.str);
+		break;
+	case CORDON_MSG_BIND:
+		free(m->u.bind.src);
+		free(m->u.bind.dest);
 		break;
 	case CORDON_MSG_BACKEND:
 		free(m->u.backend.reason);
@@ -76,15 +81,25 @@ cordon_msg_encode(const struct cordon_msg *m, struct cordon_buf *b)
 		TRY(cordon_buf_put_u64(b, q->limits.memory_bytes));
 		TRY(cordon_buf_put_u64(b, q->limits.nofile));
 		TRY(cordon_buf_put_u64(b, q->limits.nproc));
+		TRY(cordon_buf_put_u64(b, q->limits.output_bytes));
+		TRY(cordon_buf_put_u64(b, q->limits.disk_bytes));
 		TRY(cordon_buf_put_cstring(b, q->run_id));
 		TRY(cordon_buf_put_cstring(b, q->workdir_base));
 		TRY(cordon_buf_put_u32(b, q->argc));
 		TRY(cordon_buf_put_u32(b, q->envc));
+		TRY(cordon_buf_put_u32(b, q->bindc));
 		break;
 	case CORDON_MSG_ARG:
 	case CORDON_MSG_ENV:
 	case CORDON_MSG_GC:
+	case CORDON_MSG_WORKDIR:
 		TRY(cordon_buf_put_cstring(b, m->u.str));
+		break;
+	case CORDON_MSG_BIND:
+		TRY(cordon_buf_put_cstring(b, m->u.bind.src));
+		TRY(cordon_buf_put_cstring(b, m->u.bind.dest));
+		break;
+	case CORDON_MSG_GO:
 		break;
 	case CORDON_MSG_BACKEND:
 		TRY(cordon_buf_put_u8(b, m->u.backend.backend));
@@ -169,17 +184,20 @@ decode_request(struct cordon_buf *b, struct cordon_msg_request *q)
 	TRY(cordon_buf_get_u64(b, &q->limits.memory_bytes));
 	TRY(cordon_buf_get_u64(b, &q->limits.nofile));
 	TRY(cordon_buf_get_u64(b, &q->limits.nproc));
+	TRY(cordon_buf_get_u64(b, &q->limits.output_bytes));
+	TRY(cordon_buf_get_u64(b, &q->limits.disk_bytes));
 	TRY(cordon_buf_get_cstring(b, &q->run_id, CORDON_RUN_ID_LEN));
 	TRY(cordon_buf_get_cstring(b, &q->workdir_base, CORDON_MAX_PATH_LEN));
 	TRY(cordon_buf_get_u32(b, &q->argc));
 	TRY(cordon_buf_get_u32(b, &q->envc));
+	TRY(cordon_buf_get_u32(b, &q->bindc));
 	if ((q->flags & ~CORDON_REQ_FLAGS_ALL) != 0 ||
 	    q->backend >= CORDON_BACKEND_MAX_ ||
 	    cordon_limits_check(&q->limits) != 0 ||
 	    !cordon_run_id_valid(q->run_id) ||
 	    q->workdir_base[0] != '/' ||
 	    q->argc < 1 || q->argc > CORDON_MAX_ARGC ||
-	    q->envc > CORDON_MAX_ENVC)
+	    q->envc > CORDON_MAX_ENVC || q->bindc > CORDON_MAX_BINDS)
 		r = -CORDON_E_RANGE;
 out:
 	return r;
@@ -240,9 +258,21 @@ cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m)
 			r = -CORDON_E_PROTO;
 		break;
 	case CORDON_MSG_GC:
+	case CORDON_MSG_WORKDIR:
 		TRY(cordon_buf_get_cstring(&b, &m->u.str, CORDON_MAX_PATH_LEN));
 		if (m->u.str[0] != '/')
 			r = -CORDON_E_RANGE;
+		break;
+	case CORDON_MSG_BIND:
+		TRY(cordon_buf_get_cstring(&b, &m->u.bind.src,
+		    CORDON_MAX_PATH_LEN));
+		TRY(cordon_buf_get_cstring(&b, &m->u.bind.dest,
+		    CORDON_MAX_PATH_LEN));
+		if (!cordon_path_clean(m->u.bind.src) ||
+		    !cordon_bind_dest_valid(m->u.bind.dest))
+			r = -CORDON_E_RANGE;
+		break;
+	case CORDON_MSG_GO:
 		break;
 	case CORDON_MSG_BACKEND:
 		TRY(cordon_buf_get_u8(&b, &m->u.backend.backend));

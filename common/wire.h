@@ -3,9 +3,14 @@
  *
  * One datagram is one message: a header (u16 version, u16 type) and a body
  * whose layout the type fixes.  The broker sends REQUEST, then exactly
- * argc ARG messages, then exactly envc ENV messages.  The helper answers
- * with events: BACKEND, CREATED, at most one CAP_HIT, EXIT, TEARDOWN, or
- * ERROR (followed by TEARDOWN when a workdir existed).  Instead of a
+ * argc ARG messages, then exactly envc ENV messages, then exactly bindc
+ * BIND messages.  The helper answers with events: [WORKDIR], BACKEND,
+ * CREATED, at most one CAP_HIT, EXIT, TEARDOWN, or ERROR (followed by
+ * TEARDOWN when a workdir existed).  With CORDON_REQ_COPY_IN or _COPY_OUT
+ * the helper sends WORKDIR once the workdir exists and waits for GO before
+ * it starts the payload (the broker copies files in meanwhile); with
+ * CORDON_REQ_COPY_OUT it also waits for a second GO after EXIT, before the
+ * teardown (the broker copies files out meanwhile).  Instead of a
  * REQUEST the broker may send GC, which the helper answers with TEARDOWN,
  * or PROBE (the backend asked for), answered by FACT messages and then
  * BACKEND (what auto would pick, or the backend asked for) or ERROR.
@@ -37,6 +42,8 @@ enum cordon_msg_type {
 	CORDON_MSG_ENV = 3,
 	CORDON_MSG_GC = 4,       /* reclaim dead runs' workdirs, run nothing */
 	CORDON_MSG_PROBE = 5,    /* say what this host gives, run nothing */
+	CORDON_MSG_BIND = 6,     /* one --ro-bind: source, destination */
+	CORDON_MSG_GO = 7,       /* files copied: go on (empty body) */
 	/* helper -> broker */
 	CORDON_MSG_BACKEND = 16,
 	CORDON_MSG_CREATED = 17,
@@ -45,6 +52,7 @@ enum cordon_msg_type {
 	CORDON_MSG_TEARDOWN = 20,
 	CORDON_MSG_ERROR = 21,
 	CORDON_MSG_FACT = 22,    /* one probe finding: key, value */
+	CORDON_MSG_WORKDIR = 23, /* the workdir exists (path); waiting for GO */
 };
 
 #define CORDON_MAX_FACT_KEY 64U
@@ -57,6 +65,12 @@ struct cordon_msg_request {
 	char *workdir_base;        /* absolute path */
 	uint32_t argc;             /* ARG messages that follow, >= 1 */
 	uint32_t envc;             /* ENV messages that follow */
+	uint32_t bindc;            /* BIND messages after the ENVs */
+};
+
+struct cordon_msg_bind {
+	char *src;                 /* clean absolute host path */
+	char *dest;                /* cordon_bind_dest_valid() */
 };
 
 struct cordon_msg_backend {
@@ -106,7 +120,8 @@ struct cordon_msg {
 	uint16_t type;
 	union {
 		struct cordon_msg_request request;
-		char *str;                  /* ARG, ENV, GC (the base) */
+		char *str;                  /* ARG, ENV, GC (the base), WORKDIR */
+		struct cordon_msg_bind bind;
 		struct cordon_msg_backend backend;
 		struct cordon_msg_created created;
 		struct cordon_msg_cap_hit cap_hit;

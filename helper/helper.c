@@ -22,7 +22,18 @@
  *            helper -> broker BACKEND, CREATED, [CAP_HIT], EXIT, TEARDOWN,
  *            or ERROR then TEARDOWN.  EOF from the broker at any time means
  *            it is gone: the run is killed and torn down.
- *   fds 0-2  passed through to the payload untouched.
+ *   fds 0-2  passed through to the payload untouched - unless the
+ *            output is capped: then stdout and stderr of the payload are
+ *            pipes that the monitor copies to the helper's own fds 1 and
+ *            2, counting (the broker opened --stdout/--stderr FILEs as
+ *            the invoker and made them the helper's fds 1 and 2).
+ *
+ * Files in and out (CORDON_REQ_COPY_IN/_OUT): once the workdir exists the
+ * helper sends WORKDIR and waits for GO before anything runs, while the
+ * broker, unprivileged, copies files in; after EXIT (the tree is dead and
+ * reaped) it waits for GO again while the broker copies files out, then
+ * tears down.  The broker never writes while a payload runs, and EOF
+ * during either wait is the broker gone: the usual teardown.
  *   errpipe  close-on-exec pipe from the payload's pre-exec code, carrying
  *            an errno if execve failed.
  *
@@ -85,6 +96,7 @@
 
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 
 #include <bsd/unistd.h>
@@ -153,6 +165,56 @@ cleanup(void)
 			ok = false;
 	}
 	send_teardown(ok, ok ? NULL : err);
+}
+
+/* How long the helper waits for the broker to copy files in or out. */
+#define GO_TIMEOUT_S 600
+
+/*
+ * Waits for GO; false if the broker is gone, sent anything else or took
+ * longer than GO_TIMEOUT_S.  (The timeout stays on the socket: later
+ * reads happen only once poll says there is something to read.)
+ */
+static bool
+wait_go(void)
+{
+	struct timeval tv = { GO_TIMEOUT_S, 0 };
+	struct cordon_msg m;
+	bool go;
+
+	(void)setsockopt(st.sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	go = cordon_msg_recv(st.sock, &m) == 0 && m.type == CORDON_MSG_GO;
+	cordon_msg_clear(&m);
+	return go;
+}
+
+/*
+ * With an output cap the payload's fds 1 and 2 become pipes: the helper's
+ * own 1 and 2 are set aside, the pipes' write ends put in their place for
+ * the backends to pass on, and after the start the originals come back
+ * (closing our copies of the write ends).  The read ends go to the
+ * monitor, non-blocking.
+ */
+static void
+output_pipes(bool start, int saved[2], int out[2])
+{
+	int p[2], i;
+
+	for (i = 0; i < 2; i++) {
+		if (start) {
+			if ((saved[i] = fcntl(1 + i, F_DUPFD_CLOEXEC, 3)) < 0 ||
+			    pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 ||
+			    dup2(p[1], 1 + i) < 0 ||
+			    fcntl(1 + i, F_SETFL, 0) < 0)
+				die_errno("setting up the output pipes");
+			close(p[1]);
+			out[i] = p[0];
+		} else if (dup2(saved[i], 1 + i) < 0) {
+			die_errno("dup2");
+		} else {
+			close(saved[i]);
+		}
+	}
 }
 
 static void
@@ -278,7 +340,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	struct landlock ll = { 0, -1, false };
 	bool ns_ok = false, network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	char what[CORDON_MAX_TEXT_LEN];
-	uint32_t applied;
+	uint32_t applied, i;
 	int r;
 
 	applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
@@ -297,9 +359,17 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	}
 	if (b != CORDON_BACKEND_LINUX_NS)
 		priv_drop(); /* the floor and landlock need no privilege */
+	/* Only linux-ns can move a path; Landlock can open it where it is. */
+	for (i = 0; i < req->bindc && b != CORDON_BACKEND_LINUX_NS; i++)
+		if (b == CORDON_BACKEND_FLOOR ||
+		    strcmp(req->binds[i].src, req->binds[i].dest) != 0) {
+			(void)fmt(err, errsz, "--ro-bind %s:%s needs the linux-ns "
+			    "backend (%s)", req->binds[i].src,
+			    req->binds[i].dest, reason);
+			return -1;
+		}
 	if (b == CORDON_BACKEND_LANDLOCK) {
-		if (landlock_ruleset(req, &st.wd, NULL, &ll, &applied, err,
-		    errsz) < 0)
+		if (landlock_ruleset(req, &st.wd, &ll, &applied, err, errsz) < 0)
 			return -1;
 		/* The reason says what this ABI gave the run and what not. */
 		landlock_describe(ll.abi, network, what, sizeof(what));
@@ -318,6 +388,11 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	/* The monitor enforces a process cap on every backend. */
 	if (req->limits.nproc != 0)
 		applied |= 1U << CORDON_CAP_NPROC;
+	/* So are the output and disk caps (monitor.c). */
+	if (req->limits.output_bytes != 0)
+		applied |= 1U << CORDON_CAP_OUTPUT;
+	if (req->limits.disk_bytes != 0)
+		applied |= 1U << CORDON_CAP_DISK;
 	/*
 	 * A private read-only root, and pid, ipc and net namespaces of its
 	 * own; landlock_ruleset() said what Landlock gave; the floor has none.
@@ -375,7 +450,8 @@ main(int argc, char **argv)
 	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
 	struct cordon_msg m;
 	uint64_t start;
-	int sigfd;
+	int sigfd, saved[2] = { -1, -1 }, out[2] = { -1, -1 };
+	bool copy;
 
 	(void)argc;
 	(void)argv;
@@ -412,13 +488,29 @@ main(int argc, char **argv)
 	    sizeof(err)) < 0)
 		die("%s", err);
 	st.have_workdir = true;
+	copy = (req.flags & (CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT)) != 0;
+	if (copy) {
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_WORKDIR;
+		m.u.str = st.wd.path;
+		send_msg(&m);
+		if (!wait_go())
+			die("the broker did not finish copying files in");
+	}
 
+	if (req.limits.output_bytes != 0)
+		output_pipes(true, saved, out);
 	start = now_ns();
 	if (start_payload(&req, &sp, &m, reason, sizeof(reason), err,
 	    sizeof(err)) < 0)
 		die("backend %s is not available: %s",
 		    cordon_backend_name(req.backend), err);
 	st.spawned = true;
+	if (req.limits.output_bytes != 0)
+		output_pipes(false, saved, out);
+	sp.out[0] = out[0];
+	sp.out[1] = out[1];
+	sp.wd_fd = st.wd.fd;
 	send_msg(&m);
 	st.backend = cordon_backend_name(m.u.backend.backend);
 	st.audited = &req;
@@ -437,6 +529,9 @@ main(int argc, char **argv)
 	if (sp.status_fd >= 0)
 		close(sp.status_fd);
 	report_end(&res);
+	/* The tree is dead and reaped: the broker may copy files out. */
+	if ((req.flags & CORDON_REQ_COPY_OUT) != 0 && !res.broker_gone)
+		(void)wait_go();
 	cleanup();
 	if (!res.broker_gone)
 		gc(&req, false);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -52,6 +53,8 @@ struct request {
 	uint32_t argc;
 	char **envp;        /* allowed entries only + NULL */
 	uint32_t envc;
+	struct cordon_msg_bind *binds; /* --ro-bind, re-checked */
+	uint32_t bindc;
 	bool gc_only;       /* a GC message: reclaim, run nothing */
 	bool probe_only;    /* a PROBE message (backend: the one asked for) */
 };
@@ -75,6 +78,18 @@ int workdir_create(const char *base, const char *run_id, struct workdir *wd,
     char *err, size_t errsz);
 /* Removes the workdir and its lock; closes every fd of wd. */
 int workdir_remove(struct workdir *wd, char *err, size_t errsz);
+/*
+ * Calls fn on every entry below the directory fd, never following a
+ * symlink nor leaving fd's file system; a directory its owner made
+ * unreadable gets owner r-x.  Stops at fn's nonzero return (returned);
+ * -1 past WALK_MAX_DEPTH levels or when a directory cannot be opened.
+ */
+#define WALK_MAX_DEPTH 128
+typedef int (*walk_fn)(int dirfd, const char *name, const struct stat *st,
+    void *arg);
+int workdir_walk(int fd, walk_fn fn, void *arg);
+/* Bytes the workdir holds (st_blocks); false if it cannot be measured. */
+bool workdir_usage(int fd, uint64_t *bytes);
 /* Removes dirfd/name and everything below it without following links. */
 int rmtree_at(int dirfd, const char *name, char *err, size_t errsz);
 /*
@@ -90,6 +105,8 @@ struct spawn {
 	int status_fd;      /* linux-ns: the init reports the payload's status */
 	int exec_errno;     /* 0 if execve succeeded */
 	bool nproc_rlimit;  /* RLIMIT_NPROC set per namespace */
+	int out[2];         /* read ends of the payload's stdout/stderr, or -1 */
+	int wd_fd;          /* the workdir, measured for the disk cap */
 };
 
 /* What a child was doing when it failed before execve. */
@@ -98,7 +115,7 @@ enum spawn_stage {
 	SPAWN_RLIMIT, SPAWN_IDS, SPAWN_MOUNT_PRIVATE, SPAWN_SYSTEM_DIRS,
 	SPAWN_WORKDIR, SPAWN_ROOT, SPAWN_PROC, SPAWN_TMP, SPAWN_DEV,
 	SPAWN_DEVPTS, SPAWN_PIVOT, SPAWN_HOSTNAME, SPAWN_LOOPBACK, SPAWN_FORK,
-	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_LANDLOCK, SPAWN_MAX_
+	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_LANDLOCK, SPAWN_BIND, SPAWN_MAX_
 };
 
 /* HOME and TMPDIR of the payload: its workdir as it will see it. */
@@ -131,13 +148,12 @@ int landlock_abi(void);
 /* "landlock ABI N: ..." what that ABI gives a run, and what it lacks. */
 void landlock_describe(int abi, bool network, char *buf, size_t bufsz);
 /*
- * Builds the run's ruleset in ll (ll->abi set by the caller), readable
- * extra_ro paths (NULL-terminated, may be NULL: the --ro-bind hook), and
- * adds the controls it gives to *applied.  -1 with err if any rule fails.
+ * Builds the run's ruleset in ll (ll->abi set by the caller), the --ro-bind
+ * sources readable, and adds the controls it gives to *applied.  -1 with
+ * err if any rule fails.
  */
 int landlock_ruleset(const struct request *req, const struct workdir *wd,
-    const char *const *extra_ro, struct landlock *ll, uint32_t *applied,
-    char *err, size_t errsz);
+    struct landlock *ll, uint32_t *applied, char *err, size_t errsz);
 /* In the payload's child: caps (root), restrict_self, seccomp; or fails. */
 void landlock_enter(const struct landlock *ll);
 

@@ -7,7 +7,9 @@
  * enforces what only the helper can: the exact message sequence the
  * header announced (no more, no fewer, no other type), the total size of
  * argv and the environment, the environment allow-list (policy/env.c),
- * duplicate variables, and the shape of the workdir base path.  Anything
+ * duplicate variables, the shape of the workdir base path, and the
+ * --ro-bind paths (clean and absolute; destinations kept out of what the
+ * private root fills: cordon_bind_dest_valid, checked again here).  Anything
  * unexpected is fatal: the helper never guesses what the broker meant.
  */
 #include "config.h"
@@ -33,28 +35,6 @@ recv_expect(int sock, uint16_t want, uint16_t want2, uint16_t want3,
 		cordon_msg_clear(m);
 		die("unexpected message type %u in the request", got);
 	}
-}
-
-/* An absolute path without "." or ".." components or empty components. */
-static bool
-path_is_clean(const char *p)
-{
-	const char *c = p;
-
-	if (p[0] != '/')
-		return false;
-	if (p[1] == '\0')
-		return true;
-	while (*c == '/') {
-		const char *e = strchrnul(c + 1, '/');
-		size_t n = (size_t)(e - (c + 1));
-
-		if (n == 0 || (n == 1 && c[1] == '.') ||
-		    (n == 2 && c[1] == '.' && c[2] == '.'))
-			return false;
-		c = e;
-	}
-	return true;
 }
 
 static bool
@@ -92,7 +72,7 @@ intake_read(int sock, struct request *req)
 		req->workdir_base = m.u.str;
 		m.u.str = NULL;
 		cordon_msg_clear(&m);
-		if (!path_is_clean(req->workdir_base))
+		if (!cordon_path_clean(req->workdir_base))
 			die("workdir base '%s' is not a clean absolute path",
 			    req->workdir_base);
 		return;
@@ -104,6 +84,7 @@ intake_read(int sock, struct request *req)
 	req->limits = m.u.request.limits;
 	req->argc = m.u.request.argc;
 	req->envc = m.u.request.envc;
+	req->bindc = m.u.request.bindc;
 	id_fits = strlcpy(req->run_id, m.u.request.run_id,
 	    sizeof(req->run_id)) < sizeof(req->run_id);
 	/*
@@ -121,9 +102,9 @@ intake_read(int sock, struct request *req)
 	    req->backend >= CORDON_BACKEND_MAX_ ||
 	    cordon_limits_check(&req->limits) != 0 ||
 	    req->argc < 1 || req->argc > CORDON_MAX_ARGC ||
-	    req->envc > CORDON_MAX_ENVC)
+	    req->envc > CORDON_MAX_ENVC || req->bindc > CORDON_MAX_BINDS)
 		die("request fields out of range");
-	if (!path_is_clean(req->workdir_base))
+	if (!cordon_path_clean(req->workdir_base))
 		die("workdir base '%s' is not a clean absolute path",
 		    req->workdir_base);
 
@@ -163,6 +144,17 @@ intake_read(int sock, struct request *req)
 			die("environment variable given twice: %.*s",
 			    (int)(strchr(e, '=') - e), e);
 	}
+
+	req->binds = xcalloc(req->bindc, sizeof(*req->binds));
+	for (i = 0; i < req->bindc; i++) {
+		recv_expect(sock, CORDON_MSG_BIND, CORDON_MSG_BIND,
+		    CORDON_MSG_BIND, &m);
+		req->binds[i] = m.u.bind;
+		memset(&m, 0, sizeof(m));
+		if (!cordon_path_clean(req->binds[i].src) ||
+		    !cordon_bind_dest_valid(req->binds[i].dest))
+			die("--ro-bind path out of bounds");
+	}
 }
 
 void
@@ -177,6 +169,11 @@ request_free(struct request *req)
 	if (req->envp != NULL)
 		for (i = 0; i < req->envc; i++)
 			free(req->envp[i]);
+	for (i = 0; req->binds != NULL && i < req->bindc; i++) {
+		free(req->binds[i].src);
+		free(req->binds[i].dest);
+	}
+	free(req->binds);
 	free(req->argv);
 	free(req->envp);
 	free(req->workdir_base);

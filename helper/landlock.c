@@ -13,7 +13,7 @@
  *
  * What the ruleset allows (everything else it handles is refused):
  *   the workdir (cwd, HOME, TMPDIR)   every right
- *   system directories, extra_ro      read, list, execute
+ *   system directories, --ro-bind     read, list, execute
  *   /dev                              list only; not the disks
  *   null zero full tty random urandom read, write, ioctl
  * So a write anywhere else - $HOME, /etc, the host's /tmp - fails, and
@@ -154,8 +154,7 @@ allow_path(int rs, const char *path, uint64_t access, uint64_t handled,
 
 int
 landlock_ruleset(const struct request *req, const struct workdir *wd,
-    const char *const *extra_ro, struct landlock *ll, uint32_t *applied,
-    char *err, size_t errsz)
+    struct landlock *ll, uint32_t *applied, char *err, size_t errsz)
 {
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	struct ll_attr a = { (1ULL << 13) - 1, 0, 0 }; /* ABI 1's rights */
@@ -191,9 +190,10 @@ landlock_ruleset(const struct request *req, const struct workdir *wd,
 	for (i = 0; r == 0 && i < sizeof(rules) / sizeof(rules[0]); i++)
 		r = allow_path(ll->ruleset, rules[i].path, rules[i].access,
 		    a.handled_fs, err, errsz);
-	for (i = 0; r == 0 && extra_ro != NULL && extra_ro[i] != NULL; i++)
-		r = allow_path(ll->ruleset, extra_ro[i], FS_READ, a.handled_fs,
-		    err, errsz);
+	/* --ro-bind SRC: readable where it is (start_payload: DEST == SRC). */
+	for (i = 0; r == 0 && i < req->bindc; i++)
+		r = allow_path(ll->ruleset, req->binds[i].src, FS_READ,
+		    a.handled_fs, err, errsz);
 	if (r < 0) {
 		close(ll->ruleset);
 		ll->ruleset = -1;

@@ -15,6 +15,17 @@
  * its memory cap is watched every few milliseconds, which bounds the
  * overshoot.  Whatever ends the run, the loop then kills the whole tree
  * and reaps it before the final figures are taken.
+ *
+ * Output cap: the payload's stdout and stderr are pipes (helper.c) that
+ * this loop copies to the helper's own fds 1 and 2, counting; the byte
+ * past the cap is never written and ends the run (cap output), so the
+ * destination holds exactly the cap.  Disk cap: the workdir is measured
+ * (workdir_usage: st_blocks over a walk that follows no link) at most
+ * every DISK_EVERY_NS, or ten times as long as the last walk took, and
+ * once more after the kill; RLIMIT_FSIZE (spawn.c) stops any one file at
+ * the cap in between, and the SIGXFSZ it sends is reported as cap disk
+ * only if the workdir really is full.  A workdir that cannot be measured
+ * (deeper than WALK_MAX_DEPTH, too many entries) counts as full.
  */
 #include "config.h"
 
@@ -29,7 +40,10 @@
 #define TICK_MAX_NS 100000000ULL    /* 100 ms */
 #define MEM_RATE_BYTES_PER_NS 4ULL  /* ~4 GiB/s, a fast allocator */
 
-enum { PFD_SOCK, PFD_SIG, PFD_TICK, PFD_WALL, PFD_PIDFD, PFD_N };
+#define DISK_EVERY_NS 100000000ULL /* 100 ms */
+
+enum { PFD_SOCK, PFD_SIG, PFD_TICK, PFD_WALL, PFD_PIDFD, PFD_OUT, PFD_ERR,
+	PFD_N };
 
 static void
 arm(int tfd, uint64_t ns, bool absolute)
@@ -91,6 +105,48 @@ check_caps(const struct request *req, const struct tree_sample *s,
 	return true;
 }
 
+/*
+ * Copies what fd (a non-blocking pipe) holds, at most 2 MiB per call so
+ * the other caps are still watched, to dst, counting against *left;
+ * returns true once the payload wrote past the output cap.  At EOF *fd
+ * is closed and becomes -1.  A pipe holds at most 1 MiB (pipe-max-size
+ * for an unprivileged payload), so one call after the kill drains it.
+ */
+static bool
+pump(int *fd, int dst, uint64_t *left)
+{
+	static char buf[65536];
+	ssize_t n, w;
+	size_t want, off;
+	int k;
+
+	for (k = 0; k < 32; k++) {
+		want = *left < sizeof(buf) - 1 ? (size_t)*left + 1 : sizeof(buf);
+		n = read(*fd, buf, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0) {
+				close(*fd);
+				*fd = -1;
+			}
+			return false;
+		}
+		/* Not the byte past the cap: the destination holds the cap. */
+		want = (uint64_t)n > *left ? (size_t)*left : (size_t)n;
+		for (off = 0; off < want; off += (size_t)w)
+			if ((w = write(dst, buf + off, want - off)) <= 0 &&
+			    errno != EINTR)
+				break; /* a reader gone: the output is dropped */
+			else if (w < 0)
+				w = 0;
+		if ((uint64_t)n > *left)
+			return true;
+		*left -= (uint64_t)n;
+	}
+	return false;
+}
+
 /* The payload's own end, typed; an RLIMIT_CPU kill is the CPU cap. */
 static void
 payload_outcome(const struct request *req, const struct spawn *sp,
@@ -119,9 +175,10 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	struct tree_sample s = { 0, 0, 0 };
 	struct cordon_msg m;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	bool done = false, stop = false;
-	int status = 0, tick, wall, i, r;
-	uint64_t expirations;
+	bool done = false, stop = false, over = false;
+	int status = 0, tick, wall, i, r, out[2] = { sp->out[0], sp->out[1] };
+	uint64_t expirations, left = req->limits.output_bytes, disk = 0,
+	    next_disk = 0, t0;
 
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
@@ -143,6 +200,8 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	pfd[PFD_TICK].fd = tick;
 	pfd[PFD_WALL].fd = wall;
 	pfd[PFD_PIDFD].fd = sp->pidfd; /* poll ignores a negative fd */
+	pfd[PFD_OUT].fd = out[0];
+	pfd[PFD_ERR].fd = out[1];
 
 	while (!stop) {
 		if (poll(pfd, PFD_N, -1) < 0) {
@@ -171,6 +230,17 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		tree_reap(sp->pid, &done, &status);
 		if (stop)
 			break;
+		for (i = 0; i < 2 && !over; i++)
+			if (pfd[PFD_OUT + i].revents != 0)
+				over = pump(&out[i], 1 + i, &left);
+		pfd[PFD_OUT].fd = out[0];
+		pfd[PFD_ERR].fd = out[1];
+		if (over) {
+			set_cap(res, CORDON_CAP_OUTPUT,
+			    req->limits.output_bytes + 1,
+			    req->limits.output_bytes);
+			break;
+		}
 		if (done) {
 			/* Its last CPU use is in the reaped total, read below. */
 			/* linux-ns: the init passes the payload's status on. */
@@ -206,6 +276,17 @@ monitor_run(int sock, int sigfd, const struct request *req,
 				res->max_mem = s.mem_bytes;
 			if (check_caps(req, &s, res))
 				break;
+			if (req->limits.disk_bytes != 0 && now_ns() >= next_disk) {
+				t0 = now_ns();
+				if (!workdir_usage(sp->wd_fd, &disk) ||
+				    disk >= req->limits.disk_bytes) {
+					set_cap(res, CORDON_CAP_DISK, disk,
+					    req->limits.disk_bytes);
+					break;
+				}
+				next_disk = now_ns() + (now_ns() - t0) * 10 +
+				    DISK_EVERY_NS;
+			}
 			arm(tick, next_tick(req, &s, ncpu), false);
 		}
 		if (pfd[PFD_SOCK].revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -247,6 +328,28 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	    (res->signal == SIGXCPU || res->signal == SIGKILL) &&
 	    res->cpu_ns >= req->limits.cpu_ns)
 		set_cap(res, CORDON_CAP_CPU, res->cpu_ns, req->limits.cpu_ns);
+	/*
+	 * What the payload wrote before it ended is still passed on, up to
+	 * the cap; then the disk as it is left (a file stopped by SIGXFSZ).
+	 */
+	for (i = 0; i < 2 && !over; i++)
+		if (out[i] >= 0)
+			over = pump(&out[i], 1 + i, &left);
+	if ((res->outcome == CORDON_OUTCOME_EXITED ||
+	    res->outcome == CORDON_OUTCOME_SIGNALED) && !stop) {
+		if (over)
+			set_cap(res, CORDON_CAP_OUTPUT,
+			    req->limits.output_bytes + 1,
+			    req->limits.output_bytes);
+		else if (req->limits.disk_bytes != 0 &&
+		    (!workdir_usage(sp->wd_fd, &disk) ||
+		    disk >= req->limits.disk_bytes))
+			set_cap(res, CORDON_CAP_DISK, disk,
+			    req->limits.disk_bytes);
+	}
+	for (i = 0; i < 2; i++)
+		if (out[i] >= 0)
+			close(out[i]);
 	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
 		res->exit_code = -1;
 		res->signal = SIGKILL;

@@ -29,7 +29,13 @@
  * pivot_root(".", ".") + umount2(MNT_DETACH), so nothing of the host is
  * reachable but what was placed in the new root: the system directories
  * read-only, nosuid, nodev; /work (the workdir) read-write; a fresh /proc;
- * a minimal /dev; private tmpfs /tmp and /dev/shm sized to the memory cap.
+ * a minimal /dev; private tmpfs /tmp and /dev/shm sized to the memory cap
+ * (or the disk cap, if smaller); and each --ro-bind source, cloned by the
+ * init with the invoker's own access (open_tree, AT_SYMLINK_NOFOLLOW) and
+ * made read-only, nosuid, nodev all the way down (AT_RECURSIVE) before it
+ * is placed at its destination: mount points made by us, in the fresh
+ * root tmpfs, at a destination that is clean and outside what the root
+ * already holds (cordon_bind_dest_valid, checked by intake.c).
  *
  * Failures before the payload's execve are reported on the error pipe as
  * (stage, errno), as on the floor (floor.c), so the helper can degrade to
@@ -256,6 +262,7 @@ reopen_same(const char *path, int fd)
 /* What build_root() prepares under the caller's ids, before the switch. */
 struct sources {
 	struct entry sys[sizeof(system_dirs) / sizeof(system_dirs[0])];
+	int bind[CORDON_MAX_BINDS]; /* open_tree() clones of --ro-bind sources */
 	int work;            /* open_tree() clone of the workdir */
 	int base;            /* the workdir base, reopened in this namespace */
 };
@@ -269,6 +276,7 @@ static void
 gather(const struct workdir *wd, const struct request *req, struct sources *src,
     int errfd)
 {
+	uint32_t i;
 	int wfd;
 
 	/* Nothing we mount may propagate back to the host. */
@@ -282,6 +290,14 @@ gather(const struct workdir *wd, const struct request *req, struct sources *src,
 	 * directories (device and inode), so a path swapped in meanwhile is
 	 * never what gets mounted.
 	 */
+	for (i = 0; i < req->bindc; i++) {
+		src->bind[i] = open_tree(AT_FDCWD, req->binds[i].src,
+		    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+		    AT_SYMLINK_NOFOLLOW);
+		if (src->bind[i] < 0 || setattr(src->bind[i], MOUNT_ATTR_RDONLY |
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true) < 0)
+			spawn_fail(errfd, SPAWN_BIND);
+	}
 	if ((wfd = reopen_same(wd->path, wd->fd)) < 0)
 		spawn_fail(errfd, SPAWN_WORKDIR);
 	if ((src->base = reopen_same(req->workdir_base, wd->base_fd)) < 0)
@@ -292,6 +308,36 @@ gather(const struct workdir *wd, const struct request *req, struct sources *src,
 	    MOUNT_ATTR_NODEV, false) < 0)
 		spawn_fail(errfd, SPAWN_WORKDIR);
 	close(wfd);
+}
+
+/* Places a --ro-bind clone at dest, making its mount point in the root. */
+static int
+place_bind(int root, int tree, const char *dest)
+{
+	char path[CORDON_MAX_PATH_LEN + 1], *c, *slash;
+	struct stat st;
+	int dir = root, next, r;
+
+	if (fstat(tree, &st) < 0 || !fmt(path, sizeof(path), "%s", dest + 1))
+		return -1;
+	/* Intermediate directories: ours, in the fresh tmpfs; no links. */
+	for (c = path; (slash = strchr(c, '/')) != NULL; c = slash + 1) {
+		*slash = '\0';
+		if ((mkdirat(dir, c, 0755) < 0 && errno != EEXIST) ||
+		    (next = openat(dir, c, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0) {
+			r = -1;
+			goto out;
+		}
+		if (dir != root)
+			close(dir);
+		dir = next;
+	}
+	r = place(tree, dir, c, !S_ISDIR(st.st_mode));
+out:
+	if (dir != root)
+		close(dir);
+	return r;
 }
 
 /*
@@ -308,6 +354,7 @@ build_root(const struct request *req, struct sources *src, int errfd)
 	char tmpsize[32];
 	const char *tmp_opts[] = { "mode", "1777", "size", tmpsize, NULL };
 	size_t i, nsys = sizeof(src->sys) / sizeof(src->sys[0]);
+	uint64_t tmpbytes = req->limits.memory_bytes;
 	int root, m, dev;
 
 	/*
@@ -332,6 +379,11 @@ build_root(const struct request *req, struct sources *src, int errfd)
 			close(src->sys[i].tree);
 		}
 	}
+	for (i = 0; i < req->bindc; i++) {
+		if (place_bind(root, src->bind[i], req->binds[i].dest) < 0)
+			spawn_fail(errfd, SPAWN_BIND);
+		close(src->bind[i]);
+	}
 	if (place(src->work, root, "work", false) < 0)
 		spawn_fail(errfd, SPAWN_WORKDIR);
 	close(src->work);
@@ -340,9 +392,10 @@ build_root(const struct request *req, struct sources *src, int errfd)
 	    MOUNT_ATTR_NOEXEC)) < 0 || place(m, root, "proc", false) < 0)
 		spawn_fail(errfd, SPAWN_PROC);
 	close(m);
-	/* Private tmpfs, bounded by the memory cap: not a way around it. */
-	if (!fmt(tmpsize, sizeof(tmpsize), "%llu",
-	    (unsigned long long)req->limits.memory_bytes))
+	/* Private tmpfs, bounded by the memory (and disk) cap: no way around. */
+	if (req->limits.disk_bytes != 0 && req->limits.disk_bytes < tmpbytes)
+		tmpbytes = req->limits.disk_bytes;
+	if (!fmt(tmpsize, sizeof(tmpsize), "%llu", (unsigned long long)tmpbytes))
 		spawn_fail(errfd, SPAWN_TMP);
 	if ((m = new_fs("tmpfs", tmp_opts, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV)) < 0 || place(m, root, "tmp", false) < 0)
@@ -757,6 +810,14 @@ run_init(void *p)
 	init(a->req, a->wd, a->ids, a->errfd, a->statusfd);
 }
 
+static int
+give_nobody(int dirfd, const char *name, const struct stat *st, void *arg)
+{
+	(void)st;
+	(void)arg;
+	return fchownat(dirfd, name, NOBODY, NOBODY, AT_SYMLINK_NOFOLLOW);
+}
+
 int
 ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
     char *err, size_t errsz)
@@ -772,7 +833,13 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 	sp->exec_errno = 0;
 	sp->nproc_rlimit = false;
 	(void)choose_ids(&ids);
-	if (ids.drop_groups && fchown(wd->fd, NOBODY, NOBODY) < 0) {
+	/*
+	 * Root's files copied in (only the broker, root too, has written
+	 * there: nothing runs yet) go to nobody with the workdir, so the
+	 * payload can use them.
+	 */
+	if (ids.drop_groups && (fchown(wd->fd, NOBODY, NOBODY) < 0 ||
+	    workdir_walk(wd->fd, give_nobody, NULL) != 0)) {
 		(void)fmt(err, errsz, "cannot give the workdir to nobody: %s",
 		    strerror(errno));
 		return -1;

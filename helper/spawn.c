@@ -35,6 +35,7 @@ static const char *const stage_names[SPAWN_MAX_] = {
 	[SPAWN_CAPS] = "dropping capabilities",
 	[SPAWN_SECCOMP] = "loading the seccomp filter",
 	[SPAWN_LANDLOCK] = "entering the Landlock domain",
+	[SPAWN_BIND] = "mounting the --ro-bind paths",
 };
 
 void
@@ -95,6 +96,11 @@ spawn_rlimits(const struct request *req)
 		return -1;
 	rl.rlim_cur = rl.rlim_max = (rlim_t)req->limits.nofile;
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	/* No single file can outgrow the disk cap (SIGXFSZ; monitor.c). */
+	rl.rlim_cur = rl.rlim_max = req->limits.disk_bytes != 0 ?
+	    (rlim_t)req->limits.disk_bytes : RLIM_INFINITY;
+	if (req->limits.disk_bytes != 0 && setrlimit(RLIMIT_FSIZE, &rl) < 0)
 		return -1;
 	rl.rlim_cur = rl.rlim_max = 0;
 	return setrlimit(RLIMIT_CORE, &rl);

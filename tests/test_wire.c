@@ -51,7 +51,7 @@ struct field {
 	uint32_t lenf;
 };
 
-#define MAXF 16
+#define MAXF 24
 
 static struct field
 fint(enum fkind k, uint64_t v)
@@ -135,8 +135,10 @@ build(struct cordon_buf *b, const struct field *f)
  */
 enum { H_VERSION = 0, H_TYPE = 1 };
 enum { RQ_FLAGS = 2, RQ_BACKEND, RQ_CPU, RQ_WALL, RQ_MEMORY, RQ_NOFILE,
-	RQ_NPROC, RQ_RUN_ID, RQ_WORKDIR, RQ_ARGC, RQ_ENVC };
-enum { S_STR = 2 };                     /* ARG, ENV, GC */
+	RQ_NPROC, RQ_OUTPUT, RQ_DISK, RQ_RUN_ID, RQ_WORKDIR, RQ_ARGC, RQ_ENVC,
+	RQ_BINDC };
+enum { S_STR = 2 };                     /* ARG, ENV, GC, WORKDIR */
+enum { BI_SRC = 2, BI_DEST };
 enum { BK_BACKEND = 2, BK_APPLIED, BK_REASON };
 enum { CR_WORKDIR = 2, CR_PID };
 enum { CH_CAP = 2, CH_OBSERVED, CH_LIMIT };
@@ -166,15 +168,25 @@ fields_of(const struct cordon_msg *m, struct field f[MAXF])
 		f[i++] = fu64(q->limits.memory_bytes);
 		f[i++] = fu64(q->limits.nofile);
 		f[i++] = fu64(q->limits.nproc);
+		f[i++] = fu64(q->limits.output_bytes);
+		f[i++] = fu64(q->limits.disk_bytes);
 		f[i++] = fstr(q->run_id);
 		f[i++] = fstr(q->workdir_base);
 		f[i++] = fu32(q->argc);
 		f[i++] = fu32(q->envc);
+		f[i++] = fu32(q->bindc);
 		break;
 	case CORDON_MSG_ARG:
 	case CORDON_MSG_ENV:
 	case CORDON_MSG_GC:
+	case CORDON_MSG_WORKDIR:
 		f[i++] = fstr(m->u.str);
+		break;
+	case CORDON_MSG_BIND:
+		f[i++] = fstr(m->u.bind.src);
+		f[i++] = fstr(m->u.bind.dest);
+		break;
+	case CORDON_MSG_GO:
 		break;
 	case CORDON_MSG_BACKEND:
 		f[i++] = fu8(m->u.backend.backend);
@@ -223,7 +235,7 @@ fields_of(const struct cordon_msg *m, struct field f[MAXF])
 
 /* ---- sample messages --------------------------------------------------- */
 
-#define NSAMPLES 34
+#define NSAMPLES 38
 
 /* Every character a FACT key may hold. */
 static const char KEY_CHARS[] = "abcdefghijklmnopqrstuvwxyz0123456789_.-";
@@ -280,6 +292,9 @@ sample(int i, struct cordon_msg *m)
 		q->limits.memory_bytes = CORDON_MAX_MEMORY;
 		q->limits.nofile = CORDON_MAX_NOFILE;
 		q->limits.nproc = CORDON_MAX_NPROC;
+		q->limits.output_bytes = CORDON_MAX_OUTPUT;
+		q->limits.disk_bytes = CORDON_MAX_DISK;
+		q->bindc = CORDON_MAX_BINDS;
 		q->run_id = S("ffffffffffffffffffffffffffffffff");
 		q->workdir_base = S("/tmp/cordon base/with spaces");
 		q->argc = 3;
@@ -289,6 +304,10 @@ sample(int i, struct cordon_msg *m)
 		m->type = CORDON_MSG_REQUEST;
 		cordon_limits_default(&q->limits);
 		q->limits.nproc = 64;
+		q->limits.output_bytes = 1;
+		q->limits.disk_bytes = CORDON_MIN_DISK;
+		q->flags = CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT;
+		q->bindc = 1;
 		q->backend = CORDON_BACKEND_LANDLOCK;
 		q->run_id = S("a1b2c3d4e5f60718293a4b5c6d7e8f90");
 		q->workdir_base = S("/var/tmp/cordon");
@@ -457,6 +476,23 @@ sample(int i, struct cordon_msg *m)
 		m->u.fact.key = S("-._");
 		m->u.fact.value = S("user namespaces: yes; landlock ABI 4");
 		break;
+	case 34:
+		m->type = CORDON_MSG_BIND;
+		m->u.bind.src = S("/home/me/data set");
+		m->u.bind.dest = S("/data");
+		break;
+	case 35: /* the root as a source; a name that only starts like usr */
+		m->type = CORDON_MSG_BIND;
+		m->u.bind.src = S("/");
+		m->u.bind.dest = S("/usrx/..x/.y");
+		break;
+	case 36:
+		m->type = CORDON_MSG_GO;
+		break;
+	case 37:
+		m->type = CORDON_MSG_WORKDIR;
+		m->u.str = S("/run/user/1000/cordon/0123456789abcdef");
+		break;
 	default:
 		ck_abort_msg("no sample %d", i);
 	}
@@ -506,6 +542,9 @@ assert_msg_eq(int i, const struct cordon_msg *got, const struct cordon_msg *want
 		ck_assert_uint_eq(gq->limits.memory_bytes, wq->limits.memory_bytes);
 		ck_assert_uint_eq(gq->limits.nofile, wq->limits.nofile);
 		ck_assert_uint_eq(gq->limits.nproc, wq->limits.nproc);
+		ck_assert_uint_eq(gq->limits.output_bytes, wq->limits.output_bytes);
+		ck_assert_uint_eq(gq->limits.disk_bytes, wq->limits.disk_bytes);
+		ck_assert_uint_eq(gq->bindc, wq->bindc);
 		assert_str(i, "run_id", gq->run_id, wq->run_id);
 		assert_str(i, "workdir_base", gq->workdir_base, wq->workdir_base);
 		ck_assert_uint_eq(gq->argc, wq->argc);
@@ -514,7 +553,14 @@ assert_msg_eq(int i, const struct cordon_msg *got, const struct cordon_msg *want
 	case CORDON_MSG_ARG:
 	case CORDON_MSG_ENV:
 	case CORDON_MSG_GC:
+	case CORDON_MSG_WORKDIR:
 		assert_str(i, "str", got->u.str, want->u.str);
+		break;
+	case CORDON_MSG_BIND:
+		assert_str(i, "src", got->u.bind.src, want->u.bind.src);
+		assert_str(i, "dest", got->u.bind.dest, want->u.bind.dest);
+		break;
+	case CORDON_MSG_GO:
 		break;
 	case CORDON_MSG_BACKEND:
 		ck_assert_uint_eq(got->u.backend.backend, want->u.backend.backend);
@@ -1144,7 +1190,7 @@ END_TEST
 
 START_TEST(t_encode_refuses)
 {
-	static const uint16_t bad[] = { 0, 6, 15, 23, 0xffff };
+	static const uint16_t bad[] = { 0, 8, 15, 24, 0xffff };
 	struct cordon_msg m;
 	struct cordon_buf b;
 	size_t i;
@@ -1288,13 +1334,13 @@ END_TEST
 static int
 known_type(unsigned t)
 {
-	return (t >= CORDON_MSG_REQUEST && t <= CORDON_MSG_PROBE) ||
-	    (t >= CORDON_MSG_BACKEND && t <= CORDON_MSG_FACT);
+	return (t >= CORDON_MSG_REQUEST && t <= CORDON_MSG_GO) ||
+	    (t >= CORDON_MSG_BACKEND && t <= CORDON_MSG_WORKDIR);
 }
 
 START_TEST(t_unknown_type)
 {
-	static const uint16_t bad[] = { 0, 6, 15, 23, 0xffff };
+	static const uint16_t bad[] = { 0, 8, 15, 24, 0xffff };
 	struct field f[MAXF];
 	struct cordon_msg m;
 	struct cordon_buf b;
@@ -1349,6 +1395,9 @@ static const struct strfield {
 	{ CORDON_MSG_ARG, S_STR, CORDON_MAX_ARG_LEN, SK_TEXT, "ARG" },
 	{ CORDON_MSG_ENV, S_STR, CORDON_MAX_ARG_LEN, SK_ENV, "ENV" },
 	{ CORDON_MSG_GC, S_STR, CORDON_MAX_PATH_LEN, SK_PATH, "GC" },
+	{ CORDON_MSG_WORKDIR, S_STR, CORDON_MAX_PATH_LEN, SK_PATH, "WORKDIR" },
+	{ CORDON_MSG_BIND, BI_SRC, CORDON_MAX_PATH_LEN, SK_PATH, "BIND.src" },
+	{ CORDON_MSG_BIND, BI_DEST, CORDON_MAX_PATH_LEN, SK_PATH, "BIND.dest" },
 	{ CORDON_MSG_BACKEND, BK_REASON, CORDON_MAX_TEXT_LEN, SK_TEXT, "BACKEND.reason" },
 	{ CORDON_MSG_CREATED, CR_WORKDIR, CORDON_MAX_PATH_LEN, SK_PATH, "CREATED.workdir" },
 	{ CORDON_MSG_EXIT, EX_ERROR, CORDON_MAX_TEXT_LEN, SK_TEXT, "EXIT.error" },
@@ -1480,13 +1529,22 @@ START_TEST(t_relative_paths)
 		valid_fields(CORDON_MSG_CREATED, f);
 		f[CR_WORKDIR] = fstr(bad[i]);
 		EXPECT(f, -CORDON_E_RANGE);
+		valid_fields(CORDON_MSG_WORKDIR, f);
+		f[S_STR] = fstr(bad[i]);
+		EXPECT(f, -CORDON_E_RANGE);
+		valid_fields(CORDON_MSG_BIND, f);
+		f[BI_SRC] = fstr(bad[i]);
+		EXPECT(f, -CORDON_E_RANGE);
+		valid_fields(CORDON_MSG_BIND, f);
+		f[BI_DEST] = fstr(bad[i]);
+		EXPECT(f, -CORDON_E_RANGE);
 	}
 }
 END_TEST
 
 START_TEST(t_request_flags)
 {
-	static const uint32_t bad[] = { 0x2, 0x3, 0x80000000U, 0xfffffffeU,
+	static const uint32_t bad[] = { 0x8, 0xf, 0x80000000U, 0xfffffffeU,
 	    0xffffffffU };
 	struct field f[MAXF];
 	size_t i;
@@ -1499,6 +1557,8 @@ START_TEST(t_request_flags)
 	f[RQ_FLAGS] = fu32(0);
 	EXPECT(f, 0);
 	f[RQ_FLAGS] = fu32(CORDON_REQ_NETWORK);
+	EXPECT(f, 0);
+	f[RQ_FLAGS] = fu32(CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT);
 	EXPECT(f, 0);
 }
 END_TEST
@@ -1534,6 +1594,8 @@ START_TEST(t_request_limits)
 		{ RQ_NOFILE, CORDON_MIN_NOFILE, CORDON_MAX_NOFILE, 1 },
 		/* nproc 0 means "no cap", so it has no lower bound. */
 		{ RQ_NPROC, 0, CORDON_MAX_NPROC, 0 },
+		{ RQ_OUTPUT, 0, CORDON_MAX_OUTPUT, 0 },
+		{ RQ_DISK, 0, CORDON_MAX_DISK, 0 },
 	};
 	struct field f[MAXF];
 	size_t i;
@@ -1555,6 +1617,16 @@ START_TEST(t_request_limits)
 			EXPECT(f, -CORDON_E_RANGE);
 		}
 	}
+	/* disk: 0 is "no cap", but a cap below 1 MiB is out of range. */
+	valid_fields(CORDON_MSG_REQUEST, f);
+	f[RQ_DISK] = fu64(1);
+	EXPECT(f, -CORDON_E_RANGE);
+	f[RQ_DISK] = fu64(CORDON_MIN_DISK - 1);
+	EXPECT(f, -CORDON_E_RANGE);
+	f[RQ_DISK] = fu64(CORDON_MIN_DISK);
+	EXPECT(f, 0);
+	f[RQ_OUTPUT] = fu64(1);
+	EXPECT(f, 0);
 }
 END_TEST
 
@@ -1614,6 +1686,58 @@ START_TEST(t_request_counts)
 	EXPECT(f, 0);
 	f[RQ_ENVC] = fu32(CORDON_MAX_ENVC);
 	EXPECT(f, 0);
+
+	f[RQ_BINDC] = fu32(CORDON_MAX_BINDS + 1);
+	EXPECT(f, -CORDON_E_RANGE);
+	f[RQ_BINDC] = fu32(UINT32_MAX);
+	EXPECT(f, -CORDON_E_RANGE);
+	f[RQ_BINDC] = fu32(CORDON_MAX_BINDS);
+	EXPECT(f, 0);
+}
+END_TEST
+
+/*
+ * A --ro-bind destination never lands on /, in a directory the private
+ * root fills, or anywhere by way of "." or ".."; a source is a clean
+ * absolute path.
+ */
+START_TEST(t_bind_msg)
+{
+	static const char *const bad_dest[] = {
+		"/", "//", "/usr", "/usr/local/x", "/bin", "/etc/passwd", "/opt",
+		"/lib64", "/work", "/work/x", "/proc", "/proc/1/root", "/dev",
+		"/dev/null", "/tmp", "/tmp/x", "/a/../b", "/..", "/../etc",
+		"/a/./b", "/a/", "/a//b", "/.", "data", "./data", "",
+	};
+	static const char *const good_dest[] = {
+		"/data", "/home/me/src", "/usrx", "/workdir", "/x/usr", "/a/b/c",
+		"/.hidden", "/...", "/a b/\n", "/devel", "/tmpfs",
+	};
+	static const char *const bad_src[] = {
+		"/a/../b", "/..", "/a/.", "/a//b", "/a/", "rel", "",
+	};
+	struct field f[MAXF];
+	size_t i;
+
+	valid_fields(CORDON_MSG_BIND, f);
+	for (i = 0; i < sizeof(bad_dest) / sizeof(bad_dest[0]); i++) {
+		f[BI_DEST] = fstr(bad_dest[i]);
+		EXPECT(f, -CORDON_E_RANGE);
+	}
+	for (i = 0; i < sizeof(good_dest) / sizeof(good_dest[0]); i++) {
+		f[BI_DEST] = fstr(good_dest[i]);
+		EXPECT(f, 0);
+	}
+	valid_fields(CORDON_MSG_BIND, f);
+	for (i = 0; i < sizeof(bad_src) / sizeof(bad_src[0]); i++) {
+		f[BI_SRC] = fstr(bad_src[i]);
+		EXPECT(f, -CORDON_E_RANGE);
+	}
+	/* GO has no body: a byte after the header is trailing garbage. */
+	valid_fields(CORDON_MSG_GO, f);
+	f[2] = fu8(0);
+	f[3] = fend();
+	EXPECT(f, -CORDON_E_PROTO);
 }
 END_TEST
 
@@ -2209,6 +2333,7 @@ wire_suite(void)
 	tcase_add_test(tc, t_request_limits);
 	tcase_add_test(tc, t_request_run_id);
 	tcase_add_test(tc, t_request_counts);
+	tcase_add_test(tc, t_bind_msg);
 	tcase_add_test(tc, t_backend_msg);
 	tcase_add_test(tc, t_created_pid);
 	tcase_add_test(tc, t_cap_hit_msg);

@@ -113,6 +113,23 @@ wire_seeds(void)
 	wire("env", &m);
 	str_msg(&m, CORDON_MSG_GC, "/run/user/1000/cordon");
 	wire("gc", &m);
+	str_msg(&m, CORDON_MSG_WORKDIR, "/run/user/1000/cordon/" RUN_ID);
+	wire("workdir", &m);
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_GO;
+	wire("go", &m);
+	m.type = CORDON_MSG_BIND;
+	m.u.bind.src = "/home/me/data";
+	m.u.bind.dest = "/data";
+	wire("bind", &m);
+	m.u.bind.dest = "/data/../etc";
+	wire("bind-dotdot", &m);
+	request(&m, 1, 0);
+	m.u.request.flags = CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT;
+	m.u.request.limits.output_bytes = 1 << 20;
+	m.u.request.limits.disk_bytes = 10 << 20;
+	m.u.request.bindc = 2;
+	wire("request-files-output-disk", &m);
 
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_BACKEND;
@@ -279,6 +296,26 @@ intake_seeds(void)
 	str_msg(&m, CORDON_MSG_GC, "/tmp/../etc");
 	seq_add(&s, &m);
 	write_file("intake", "gc-dotdot", s.d, s.n);
+
+	/* Two ro-binds after the request; then one out of bounds. */
+	s.n = 0;
+	request(&m, 1, 0);
+	m.u.request.bindc = 2;
+	m.u.request.limits.disk_bytes = 10 << 20;
+	m.u.request.limits.output_bytes = 1 << 20;
+	seq_add(&s, &m);
+	str_msg(&m, CORDON_MSG_ARG, "true");
+	seq_add(&s, &m);
+	m.type = CORDON_MSG_BIND;
+	m.u.bind.src = "/srv/data";
+	m.u.bind.dest = "/data";
+	seq_add(&s, &m);
+	m.u.bind.src = "/etc/hostname";
+	m.u.bind.dest = "/x/y/hostname";
+	seq_add(&s, &m);
+	write_file("intake", "binds", s.d, s.n);
+	s.n -= 30;
+	write_file("intake", "binds-truncated", s.d, s.n);
 
 	write_file("intake", "eof-first", eof_first, sizeof(eof_first));
 }
