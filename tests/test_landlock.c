@@ -276,6 +276,55 @@ START_TEST(writes_outside_the_workdir_fail)
 }
 END_TEST
 
+/*
+ * --ro-bind on landlock: the path becomes readable where it is (it is
+ * unreadable without it), never writable; a DEST elsewhere is refused.
+ */
+START_TEST(ro_bind_is_readable_where_it_is)
+{
+	char dir[400], opt[500], moved[520], script[1600], marker[450];
+	struct cmd c;
+	struct stat st;
+	FILE *f;
+
+	/* Not under /tmp: a DEST there is the private /tmp of linux-ns. */
+	snprintf(dir, sizeof(dir), "/var/tmp/cordon-ll-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(script, sizeof(script), "%s/in", dir);
+	ck_assert_ptr_nonnull(f = fopen(script, "w"));
+	fputs("bound\n", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(script, 0666), 0);
+	snprintf(opt, sizeof(opt), "--ro-bind=%s", dir);
+	snprintf(script, sizeof(script),
+	    "t() { if \"$@\" 2>/dev/null; then echo ok; else echo no; fi; }; "
+	    "t grep -q bound %s/in; t sh -c 'echo x >> %s/in'; "
+	    "t sh -c 'echo x > %s/new'", dir, dir, dir);
+	ck_assert_int_eq(llrun(&c, opt, "--", "-c", script, NULL), 0);
+	assert_landlock(&c);
+	ck_assert_msg(strcmp(c.out, "ok\nno\nno\n") == 0 ||
+	    strncmp(c.out, "ok\nno\nno\n{", 10) == 0, "%s", c.out);
+	cmd_free(&c);
+	snprintf(marker, sizeof(marker), "%s/new", dir);
+	ck_assert_msg(stat(marker, &st) < 0, "%s was created", marker);
+	/* Without the option the same read is refused. */
+	snprintf(script, sizeof(script), "cat %s/in", dir);
+	ck_assert_int_ne(llrun(&c, "--", "-c", script, NULL), 0);
+	cmd_free(&c);
+	/* Landlock cannot move a path: SRC:DEST elsewhere is refused. */
+	snprintf(moved, sizeof(moved), "--ro-bind=%s:/srv/x", dir);
+	ck_assert_int_eq(llrun(&c, moved, "--", "-c", "echo ran", NULL), 125);
+	ck_assert_msg(strstr(c.out, "ran") == NULL, "%s", c.out);
+	ck_assert_msg(strstr(c.err, "needs the linux-ns backend") != NULL,
+	    "%s", c.err);
+	cmd_free(&c);
+	snprintf(script, sizeof(script), "%s/in", dir);
+	(void)unlink(script);
+	(void)rmdir(dir);
+}
+END_TEST
+
 START_TEST(host_tcp_is_unreachable_without_network)
 {
 	struct cmd c;
@@ -564,6 +613,7 @@ static void
 add_tests(TCase *tc)
 {
 	tcase_add_test(tc, writes_outside_the_workdir_fail);
+	tcase_add_test(tc, ro_bind_is_readable_where_it_is);
 	tcase_add_test(tc, host_tcp_is_unreachable_without_network);
 	tcase_add_test(tc, host_abstract_socket_is_unreachable);
 	tcase_add_test(tc, signals_stay_inside);
