@@ -43,6 +43,7 @@
 #include <bsd/unistd.h>
 
 #include "helper.h"
+#include "policy.h"
 
 /* What cleanup() must undo; the only globals of the helper. */
 static struct {
@@ -212,6 +213,43 @@ gc(const struct request *req, bool report)
 }
 
 /*
+ * The system policy, loaded by the helper itself with the broker's parser
+ * (policy/policy.c) from the path fixed at build time: a request over a
+ * ceiling, network for an invoker not in network_groups, or an invoker not
+ * in allow_groups is refused whatever the broker checked, and the
+ * policy's required controls are added to the request's.
+ */
+static void
+enforce_policy(struct request *req)
+{
+	char path[CORDON_MAX_PATH_LEN + 1], err[CORDON_MAX_TEXT_LEN] = "";
+	struct cordon_policy pol;
+
+	if (cordon_policy_path(path, sizeof(path), CORDON_POLICY_FILE) < 0 ||
+	    cordon_policy_load(path, &pol, err, sizeof(err)) < 0)
+		die("system policy: %s", err);
+	if (cordon_policy_check_self(&pol, &req->limits,
+	    (req->flags & CORDON_REQ_NETWORK) != 0, err, sizeof(err)) < 0)
+		die("refused by the system policy: %s", err);
+	req->require |= pol.require;
+}
+
+/* Fail closed: refuses a backend that lacks a control the run requires. */
+static void
+require_check(const struct request *req, enum cordon_backend_id b)
+{
+	uint32_t miss = req->require & ~backend_applied(b, req);
+	int cap = 1;
+
+	if (miss == 0)
+		return;
+	while ((miss & (1U << cap)) == 0)
+		cap++;
+	die("required control %s cannot be applied by the %s backend",
+	    cordon_control_name(cap), cordon_backend_name(b));
+}
+
+/*
  * Starts the payload on the strongest backend that really builds, and
  * describes it in m (a BACKEND event).  The attempt is the probe: auto
  * tries linux-ns and, if the namespaces cannot be built, degrades to the
@@ -224,7 +262,6 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 {
 	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
 	bool ns_ok = false;
-	uint32_t applied;
 
 	if (req->backend == CORDON_BACKEND_AUTO ||
 	    req->backend == CORDON_BACKEND_LINUX_NS) {
@@ -235,24 +272,16 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		(void)fmt(err, errsz, "%s", reason);
 		return -1;
 	}
+	require_check(req, b);
 	if (b == CORDON_BACKEND_FLOOR) {
 		spawn_set_home(req, st.wd.path);
 		if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
 			return -1;
 	}
-	applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
-	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
-	/* The monitor enforces a process cap on every backend. */
-	if (req->limits.nproc != 0)
-		applied |= 1U << CORDON_CAP_NPROC;
-	/* Only a network namespace isolates; the floor has none. */
-	if (b == CORDON_BACKEND_LINUX_NS &&
-	    (req->flags & CORDON_REQ_NETWORK) == 0)
-		applied |= 1U << CORDON_CAP_NETWORK;
 	memset(m, 0, sizeof(*m));
 	m->type = CORDON_MSG_BACKEND;
 	m->u.backend.backend = (uint8_t)b;
-	m->u.backend.applied = applied;
+	m->u.backend.applied = backend_applied(b, req);
 	m->u.backend.reason = reason;
 	return 0;
 }
@@ -333,6 +362,10 @@ main(int argc, char **argv)
 		return 0;
 	}
 
+	enforce_policy(&req);
+	/* Nothing is created for a run no backend asked for could satisfy. */
+	require_check(&req, req.backend == CORDON_BACKEND_AUTO ?
+	    CORDON_BACKEND_LINUX_NS : req.backend);
 	if (workdir_create(req.workdir_base, req.run_id, &st.wd, err,
 	    sizeof(err)) < 0)
 		die("%s", err);

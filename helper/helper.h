@@ -52,6 +52,8 @@ struct request {
 	uint32_t argc;
 	char **envp;        /* allowed entries only + NULL */
 	uint32_t envc;
+	uint32_t env_explicit; /* the last env_explicit entries were set by name */
+	uint32_t require;   /* bit (1 << cap) per control the run must have */
 	bool gc_only;       /* a GC message: reclaim, run nothing */
 	bool probe_only;    /* a PROBE message (backend: the one asked for) */
 };
@@ -137,7 +139,9 @@ int ns_probe(char *err, size_t errsz, bool *nproc_per_ns);
  */
 int backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
     enum cordon_backend_id *pick, char *reason, size_t reasonsz);
-/* Answers PROBE with FACTs, then BACKEND or ERROR. */
+/* The caps and controls backend b applies to a run asking for req. */
+uint32_t backend_applied(enum cordon_backend_id b, const struct request *req);
+/* Answers PROBE with FACTs, then BACKEND (what it applies) or ERROR. */
 void probe_report(int sock, enum cordon_backend_id want);
 
 /* seccomp.c: the baseline filter, loaded by the payload before execve. */

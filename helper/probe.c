@@ -48,6 +48,22 @@ backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
 	return 0;
 }
 
+uint32_t
+backend_applied(enum cordon_backend_id b, const struct request *req)
+{
+	uint32_t applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
+	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
+
+	/* The monitor enforces a process cap on every backend. */
+	if (req->limits.nproc != 0)
+		applied |= 1U << CORDON_CAP_NPROC;
+	/* Only a network namespace isolates; the floor has none. */
+	if (b == CORDON_BACKEND_LINUX_NS &&
+	    (req->flags & CORDON_REQ_NETWORK) == 0)
+		applied |= 1U << CORDON_CAP_NETWORK;
+	return applied;
+}
+
 void
 probe_report(int sock, enum cordon_backend_id want)
 {
@@ -55,6 +71,8 @@ probe_report(int sock, enum cordon_backend_id want)
 	char v[CORDON_MAX_TEXT_LEN], reason[CORDON_MAX_TEXT_LEN];
 	char nserr[CORDON_MAX_TEXT_LEN] = "";
 	enum cordon_backend_id pick = CORDON_BACKEND_FLOOR;
+	/* What the backend gives a run that asks for everything. */
+	struct request all = { .limits.nproc = 1 };
 	bool per_ns = false, ns_ok;
 
 	(void)fmt(v, sizeof(v), "%u%s", (unsigned)getuid(), getuid() == 0 ?
@@ -82,6 +100,7 @@ probe_report(int sock, enum cordon_backend_id want)
 	} else {
 		m.type = CORDON_MSG_BACKEND;
 		m.u.backend.backend = (uint8_t)pick;
+		m.u.backend.applied = backend_applied(pick, &all);
 		m.u.backend.reason = reason;
 	}
 	(void)cordon_msg_send(sock, &m);
