@@ -651,7 +651,8 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 			if ((err = run_json(t, &r, &j)) == 0)
 				rc = print_json(&j);
 		} else if (err == 0) {
-			char when[32];
+			char when[32], why[256];
+			int c;
 
 			iso_time(when, sizeof(when), r.created_ms);
 			printf("run       %s\ncreated   %s\nuser      %s (uid %u)\n"
@@ -680,6 +681,11 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 			    r.workdir != NULL ? r.workdir : "-",
 			    r.workdir_removed == 1 ? "removed" :
 			    r.workdir_removed == 0 ? "NOT removed" : "unknown");
+			for (c = 1; c < CORDON_CAP_MAX_; c++)
+				if (cordon_not_applied_reason(&r, c, why,
+				    sizeof(why)) != NULL)
+					printf("unapplied %s: %s\n",
+					    cordon_cap_name(c), why);
 			if (r.error != NULL)
 				printf("error     %s\n", r.error);
 			printf("events\n");
