@@ -47,33 +47,33 @@ enum vtype {
 };
 
 struct key {
-	enum section sec;
 	const char *name;
+	enum section sec;
 	enum vtype type;
 	int cap;              /* the cap a limit or ceiling sets, else 0 */
 	bool repeat;          /* may be given more than once */
 };
 
 static const struct key keys[] = {
-	{ SEC_CEILINGS, "max_cpu", V_DURATION, CORDON_CAP_CPU, false },
-	{ SEC_CEILINGS, "max_wall", V_DURATION, CORDON_CAP_WALL, false },
-	{ SEC_CEILINGS, "max_memory", V_SIZE, CORDON_CAP_MEMORY, false },
-	{ SEC_CEILINGS, "max_nofile", V_COUNT, CORDON_CAP_NOFILE, false },
-	{ SEC_CEILINGS, "max_nproc", V_COUNT, CORDON_CAP_NPROC, false },
-	{ SEC_POLICY, "allow_groups", V_GROUPS, 0, false },
-	{ SEC_POLICY, "network_groups", V_GROUPS, 1, false },
-	{ SEC_POLICY, "require", V_REQUIRE, 0, false },
-	{ SEC_POLICY, "cgroup_parent", V_CGROUP, 0, false },
-	{ SEC_PROFILE, "cpu", V_DURATION, CORDON_CAP_CPU, false },
-	{ SEC_PROFILE, "wall", V_DURATION, CORDON_CAP_WALL, false },
-	{ SEC_PROFILE, "memory", V_SIZE, CORDON_CAP_MEMORY, false },
-	{ SEC_PROFILE, "nofile", V_COUNT, CORDON_CAP_NOFILE, false },
-	{ SEC_PROFILE, "nproc", V_COUNT, CORDON_CAP_NPROC, false },
-	{ SEC_PROFILE, "network", V_BOOL, 0, false },
-	{ SEC_PROFILE, "backend", V_BACKEND, 0, false },
-	{ SEC_PROFILE, "require", V_REQUIRE, 0, false },
-	{ SEC_PROFILE, "env", V_ENV, 0, true },
-	{ SEC_PROFILE, "keep_env", V_KEEP_ENV, 0, true },
+	{ "max_cpu", SEC_CEILINGS, V_DURATION, CORDON_CAP_CPU, false },
+	{ "max_wall", SEC_CEILINGS, V_DURATION, CORDON_CAP_WALL, false },
+	{ "max_memory", SEC_CEILINGS, V_SIZE, CORDON_CAP_MEMORY, false },
+	{ "max_nofile", SEC_CEILINGS, V_COUNT, CORDON_CAP_NOFILE, false },
+	{ "max_nproc", SEC_CEILINGS, V_COUNT, CORDON_CAP_NPROC, false },
+	{ "allow_groups", SEC_POLICY, V_GROUPS, 0, false },
+	{ "network_groups", SEC_POLICY, V_GROUPS, 1, false },
+	{ "require", SEC_POLICY, V_REQUIRE, 0, false },
+	{ "cgroup_parent", SEC_POLICY, V_CGROUP, 0, false },
+	{ "cpu", SEC_PROFILE, V_DURATION, CORDON_CAP_CPU, false },
+	{ "wall", SEC_PROFILE, V_DURATION, CORDON_CAP_WALL, false },
+	{ "memory", SEC_PROFILE, V_SIZE, CORDON_CAP_MEMORY, false },
+	{ "nofile", SEC_PROFILE, V_COUNT, CORDON_CAP_NOFILE, false },
+	{ "nproc", SEC_PROFILE, V_COUNT, CORDON_CAP_NPROC, false },
+	{ "network", SEC_PROFILE, V_BOOL, 0, false },
+	{ "backend", SEC_PROFILE, V_BACKEND, 0, false },
+	{ "require", SEC_PROFILE, V_REQUIRE, 0, false },
+	{ "env", SEC_PROFILE, V_ENV, 0, true },
+	{ "keep_env", SEC_PROFILE, V_KEEP_ENV, 0, true },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -766,19 +766,19 @@ static bool
 in_groups(const struct cordon_groups *g, gid_t gid, const gid_t *groups,
     size_t ngroups)
 {
-	char buf[16384], *end = NULL;
+	char buf[16384];
 	struct group gr, *found;
-	unsigned long v;
+	uint64_t v = 0;
 	gid_t want;
 	size_t i, j;
 
 	if (g->any)
 		return true;
 	for (i = 0; i < g->n; i++) {
-		errno = 0;
-		v = strtoul(g->name[i], &end, 10);
-		if (g->name[i][0] >= '0' && g->name[i][0] <= '9' && *end == '\0' &&
-		    errno == 0 && v < (gid_t)-1) {
+		/* A number is a gid (never (gid_t)-1); anything else a name. */
+		if (cordon_parse_count(g->name[i], &v) == 0) {
+			if (v >= UINT32_MAX)
+				continue;
 			want = (gid_t)v;
 		} else {
 			found = NULL;
