@@ -212,41 +212,15 @@ gc(const struct request *req, bool report)
 		send_teardown(true, msg);
 }
 
-/*
- * The system policy, loaded by the helper itself with the broker's parser
- * (policy/policy.c) from the path fixed at build time: a request over a
- * ceiling, network for an invoker not in network_groups, or an invoker not
- * in allow_groups is refused whatever the broker checked, and the
- * policy's required controls are added to the request's.
- */
-static void
-enforce_policy(struct request *req)
-{
-	char path[CORDON_MAX_PATH_LEN + 1], err[CORDON_MAX_TEXT_LEN] = "";
-	struct cordon_policy pol;
-
-	if (cordon_policy_path(path, sizeof(path), CORDON_POLICY_FILE) < 0 ||
-	    cordon_policy_load(path, &pol, err, sizeof(err)) < 0)
-		die("system policy: %s", err);
-	if (cordon_policy_check_self(&pol, &req->limits,
-	    (req->flags & CORDON_REQ_NETWORK) != 0, err, sizeof(err)) < 0)
-		die("refused by the system policy: %s", err);
-	req->require |= pol.require;
-}
-
 /* Fail closed: refuses a backend that lacks a control the run requires. */
 static void
 require_check(const struct request *req, enum cordon_backend_id b)
 {
-	uint32_t miss = req->require & ~backend_applied(b, req);
-	int cap = 1;
+	char err[CORDON_MAX_TEXT_LEN];
 
-	if (miss == 0)
-		return;
-	while ((miss & (1U << cap)) == 0)
-		cap++;
-	die("required control %s cannot be applied by the %s backend",
-	    cordon_control_name(cap), cordon_backend_name(b));
+	if (cordon_require_check(req->require, backend_applied(b, req),
+	    cordon_backend_name(b), err, sizeof(err)) < 0)
+		die("%s", err);
 }
 
 /*
@@ -362,7 +336,15 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	enforce_policy(&req);
+	/*
+	 * The system policy, loaded here with the broker's parser from the
+	 * path fixed at build time (policy/policy.c): a request over it is
+	 * refused whatever the broker checked, and its required controls are
+	 * added to the request's.
+	 */
+	if (cordon_policy_enforce(&req.limits, (req.flags & CORDON_REQ_NETWORK)
+	    != 0, &req.require, err, sizeof(err)) < 0)
+		die("%s", err);
 	/* Nothing is created for a run no backend asked for could satisfy. */
 	require_check(&req, req.backend == CORDON_BACKEND_AUTO ?
 	    CORDON_BACKEND_LINUX_NS : req.backend);

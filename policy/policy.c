@@ -566,7 +566,7 @@ key_line(struct ctx *c, char *s)
 static int
 one_line(struct ctx *c, const char *p, size_t n)
 {
-	char buf[CORDON_POLICY_MAX_LINE + 1], *s, *e;
+	char buf[CORDON_POLICY_MAX_LINE + 1] = "", *s, *e;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -872,4 +872,46 @@ cordon_policy_check_self(const struct cordon_policy *pol,
 	    (size_t)n, err, errsz);
 	free(groups);
 	return r;
+}
+
+int
+cordon_policy_enforce(const struct cordon_limits *l, bool network,
+    uint32_t *require, char *err, size_t errsz)
+{
+	char path[CORDON_MAX_PATH_LEN + 1], why[CORDON_MAX_TEXT_LEN] = "";
+	struct cordon_policy pol;
+	int r;
+
+	cordon_policy_init(&pol);
+	if ((r = cordon_policy_path(path, sizeof(path), CORDON_POLICY_FILE)) < 0)
+		(void)snprintf(why, sizeof(why), "its path is too long");
+	else
+		r = cordon_policy_load(path, &pol, why, sizeof(why));
+	if (r < 0) {
+		(void)snprintf(err, errsz, "system policy: %s", why);
+		return r;
+	}
+	if ((r = cordon_policy_check_self(&pol, l, network, why,
+	    sizeof(why))) < 0) {
+		(void)snprintf(err, errsz, "refused by the system policy: %s", why);
+		return r;
+	}
+	*require |= pol.require;
+	return 0;
+}
+
+int
+cordon_require_check(uint32_t require, uint32_t applied, const char *backend,
+    char *err, size_t errsz)
+{
+	uint32_t miss = require & ~applied;
+	int cap = 1;
+
+	if (miss == 0)
+		return 0;
+	while (cap < CORDON_CAP_MAX_ && (miss & (1U << cap)) == 0)
+		cap++;
+	(void)snprintf(err, errsz, "required control %s cannot be applied by "
+	    "the %s backend", cordon_control_name(cap), backend);
+	return -CORDON_E_UNMET;
 }

@@ -140,4 +140,19 @@ int cordon_policy_check(const struct cordon_policy *pol,
 int cordon_policy_check_self(const struct cordon_policy *pol,
     const struct cordon_limits *l, bool network, char *err, size_t errsz);
 
+/*
+ * The helper's side in one call: loads the system policy (from
+ * cordon_policy_confdir()), checks the request with
+ * cordon_policy_check_self, and adds the policy's required controls to
+ * *require.  0, or a negative code with err ready to report.
+ */
+int cordon_policy_enforce(const struct cordon_limits *l, bool network,
+    uint32_t *require, char *err, size_t errsz);
+/*
+ * Fail closed: 0 if applied has every control of require; else
+ * -CORDON_E_UNMET with err naming the first control missing on backend.
+ */
+int cordon_require_check(uint32_t require, uint32_t applied,
+    const char *backend, char *err, size_t errsz);
+
 #endif
