@@ -8,7 +8,10 @@
  *            records it in the trace, then forks and execs this helper
  *            with one end of a SOCK_SEQPACKET socketpair on fd 3.
  *   helper   this program.  Reads one request from fd 3, re-checks it
- *            (intake.c), creates the workdir (workdir.c), starts the
+ *            (intake.c), holds it against the system policy it loads
+ *            itself and the controls the run requires (policy/policy.c:
+ *            ceilings, allow_groups, network_groups, require), creates
+ *            the workdir (workdir.c), starts the
  *            payload (floor.c), watches it (monitor.c, tree.c), kills
  *            every process of the run, removes the workdir, reports, and
  *            exits.  It is a child subreaper, so nothing the payload
