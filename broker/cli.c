@@ -24,9 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "internal.h"
 #include "json.h"
 #include "parse.h"
+#include "policy.h"
 #include "trace.h"
 
 #define EXIT_SANDBOX 125
@@ -38,6 +40,7 @@ static const char usage_text[] =
 "       cordon trace export [--trace PATH]\n"
 "       cordon probe [--backend NAME] [--json]\n"
 "       cordon gc [--trace PATH] [--workdir-base DIR]\n"
+"       cordon policy check FILE [--kind policy|profile]\n"
 "       cordon version\n"
 "\n"
 "run options:\n"
@@ -48,6 +51,11 @@ static const char usage_text[] =
 "  --nproc N            processes in the tree (default: no cap)\n"
 "  --network            allow network access (default: denied)\n"
 "  --backend NAME       auto, linux-ns, landlock or floor (default auto)\n"
+"  --profile NAME       apply profile NAME (system, then yours); flags override it\n"
+"  --env KEY=VALUE      set a variable for the command (repeatable)\n"
+"  --keep-env KEY       pass KEY from this environment (repeatable; not proxies)\n"
+"  --require LIST       refuse to run unless these controls apply, e.g.\n"
+"                       network-isolation,filesystem-isolation,memory,processes\n"
 "  --json               print the result record as JSON on stdout\n"
 "  --trace PATH         trace database (default $XDG_STATE_HOME/cordon/trace.db)\n"
 "  --workdir-base DIR   where workdirs are made (default $XDG_RUNTIME_DIR/cordon)\n"
@@ -133,7 +141,8 @@ enum {
 	OPT_CPU = 256, OPT_WALL, OPT_MEMORY, OPT_NOFILE, OPT_NPROC,
 	OPT_NETWORK, OPT_BACKEND, OPT_JSON, OPT_TRACE, OPT_WORKDIR_BASE,
 	OPT_LIMIT, OPT_COPY_IN, OPT_COPY_OUT, OPT_COPY_OUT_LIMIT, OPT_RO_BIND,
-	OPT_STDOUT, OPT_STDERR, OPT_OUTPUT_LIMIT, OPT_DISK,
+	OPT_STDOUT, OPT_STDERR, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_PROFILE, OPT_ENV,
+	OPT_KEEP_ENV, OPT_REQUIRE, OPT_KIND,
 };
 
 static const struct option long_opts[] = {
@@ -156,6 +165,11 @@ static const struct option long_opts[] = {
 	{ "stderr", required_argument, NULL, OPT_STDERR },
 	{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
 	{ "disk", required_argument, NULL, OPT_DISK },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
+	{ "require", required_argument, NULL, OPT_REQUIRE },
+	{ "kind", required_argument, NULL, OPT_KIND },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -200,6 +214,54 @@ add_files(cordon_config *cfg, int kind, const char *flag, const char *arg)
 		    "too many of them" : cordon_strerror(r));
 	free(abs);
 	free(src);
+}
+
+/* --profile and --kind, kept beside struct opts. */
+static const char *opt_profile;
+static enum cordon_policy_kind opt_kind = CORDON_KIND_ANY;
+
+/* --env, --keep-env, --require: the environment and required controls. */
+static void
+set_policy_opt(cordon_config *cfg, int c, const char *arg)
+{
+	uint32_t mask = 0;
+	char bad[80] = "";
+	int cap;
+
+	switch (c) {
+	case OPT_ENV:
+		if (strchr(arg, '=') == NULL)
+			usage_error("--env: '%s' is not KEY=VALUE", arg);
+		if (cordon_config_set_env(cfg, arg) < 0)
+			usage_error("--env: '%.*s' is not a variable that may be set "
+			    "(letters, digits and '_', not starting with a digit; "
+			    "HOME and TMPDIR are set by cordon)",
+			    (int)strcspn(arg, "="), arg);
+		break;
+	case OPT_KEEP_ENV:
+		if (cordon_env_is_proxy(arg))
+			usage_error("--keep-env: %s is a proxy variable, which is "
+			    "never taken from the environment; give --env %s=VALUE "
+			    "to set one explicitly", arg, arg);
+		if (cordon_config_keep_env(cfg, arg) < 0)
+			usage_error("--keep-env: '%s' is not a variable name "
+			    "(letters, digits and '_'; not HOME or TMPDIR)", arg);
+		break;
+	case OPT_REQUIRE:
+		if (cordon_require_parse(arg, &mask, bad, sizeof(bad)) < 0)
+			usage_error("--require: '%s' is not a control (network-"
+			    "isolation, filesystem-isolation, signal-scoping, memory, "
+			    "processes, cpu, wall, open-files, output, disk)", bad);
+		if (mask == 0)
+			usage_error("--require: empty list");
+		for (cap = 1; cap < CORDON_CAP_MAX_; cap++)
+			if ((mask & (1U << cap)) != 0)
+				(void)cordon_config_require(cfg,
+				    (enum cordon_cap_id)cap);
+		break;
+	default:
+		break;
+	}
 }
 
 
@@ -270,13 +332,32 @@ parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
 			set_limit(cfg, CORDON_CAP_OUTPUT, "--output-limit", optarg);
 			break;
 		case OPT_DISK: set_limit(cfg, CORDON_CAP_DISK, "--disk", optarg); break;
+		case OPT_PROFILE:
+			if (!cordon_profile_name_valid(optarg))
+				usage_error("--profile: '%s' is not a profile name "
+				    "(1 to 64 of a-z, 0-9, '_' and '-')", optarg);
+			opt_profile = optarg;
+			break;
+		case OPT_KIND:
+			if (strcmp(optarg, "policy") == 0)
+				opt_kind = CORDON_KIND_POLICY;
+			else if (strcmp(optarg, "profile") == 0)
+				opt_kind = CORDON_KIND_PROFILE;
+			else
+				usage_error("--kind: '%s' is not policy or profile",
+				    optarg);
+			break;
+		default:
+			set_policy_opt(cfg, c, optarg);
+			break;
 		}
 	}
 	return optind;
 }
 
 /* Letters for parse_opts' allowed sets: OPT_CPU is 'a', OPT_WALL 'b', ... */
-#define ALLOW_RUN "abcdefghijlmnopqrs"
+#define ALLOW_RUN "abcdefghijlmnopqrstuvw"
+#define ALLOW_POLICY "x"
 #define ALLOW_TRACE_LIST "hik"
 #define ALLOW_TRACE_SHOW "hi"
 #define ALLOW_TRACE_EXPORT "i"
@@ -361,19 +442,39 @@ static int
 cmd_run(int argc, char **argv, cordon_config *cfg)
 {
 	struct opts o = { false, 0, NULL, NULL };
-	char why[CORDON_MAX_TEXT_LEN];
 	struct sigaction sa;
 	cordon_result *res = NULL;
+	cordon_config *scratch;
 	const char *err;
-	char lim[32], *json = NULL;
+	char lim[32], *json = NULL, perr[CORDON_MAX_TEXT_LEN] = "";
 	int i, r, status;
 
-	i = parse_opts(argc, argv, cfg, &o, "run", ALLOW_RUN);
+	/*
+	 * Precedence: defaults < profile (system, then user) < flags.  The
+	 * first pass only checks the flags and finds the profile; the
+	 * profile goes in first, then the flags again over it.
+	 */
+	if ((scratch = cordon_config_new()) == NULL) {
+		fprintf(stderr, "cordon: out of memory\n");
+		return EXIT_SANDBOX;
+	}
+	i = parse_opts(argc, argv, scratch, &o, "run", ALLOW_RUN);
+	cordon_config_free(scratch);
 	if (i >= argc)
 		usage_error("run: no command given (cordon run [options] -- "
 		    "COMMAND [ARG...])");
-	if (cordon_config_check(cfg, why, sizeof(why)) < 0)
-		usage_error("%s", why);
+	if (opt_profile != NULL &&
+	    cordon_config_load_profile(cfg, opt_profile, perr, sizeof(perr)) < 0) {
+		fprintf(stderr, "cordon: nothing was run: %s\n", perr);
+		return EXIT_SANDBOX;
+	}
+	i = parse_opts(argc, argv, cfg, &o, "run", ALLOW_RUN);
+	/* The system policy and --require: refused before anything starts. */
+	if ((r = cordon_config_check(cfg, perr, sizeof(perr))) < 0) {
+		fprintf(stderr, "cordon: nothing was run: %s\n", perr[0] != '\0' ?
+		    perr : cordon_strerror(r));
+		return EXIT_SANDBOX;
+	}
 	open_output(cfg, o.out_path, o.err_path);
 
 	/*
@@ -658,7 +759,8 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 			if ((err = run_json(t, &r, &j)) == 0)
 				rc = print_json(&j);
 		} else if (err == 0) {
-			char when[32];
+			char when[32], why[256];
+			int c;
 
 			iso_time(when, sizeof(when), r.created_ms);
 			printf("run       %s\ncreated   %s\nuser      %s (uid %u)\n"
@@ -687,6 +789,11 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 			    r.workdir != NULL ? r.workdir : "-",
 			    r.workdir_removed == 1 ? "removed" :
 			    r.workdir_removed == 0 ? "NOT removed" : "unknown");
+			for (c = 1; c < CORDON_CAP_MAX_; c++)
+				if (cordon_not_applied_reason(&r, c, why,
+				    sizeof(why)) != NULL)
+					printf("unapplied %s: %s\n",
+					    cordon_cap_name(c), why);
 			if (r.error != NULL)
 				printf("error     %s\n", r.error);
 			printf("events\n");
@@ -800,6 +907,42 @@ cmd_probe(int argc, char **argv, cordon_config *cfg)
 	return rc;
 }
 
+/* cordon policy check FILE [--kind policy|profile]: validates, runs nothing. */
+static int
+cmd_policy(int argc, char **argv, cordon_config *cfg)
+{
+	struct opts o = { false, 0, NULL, NULL };
+	enum cordon_policy_kind got = CORDON_KIND_ANY;
+	struct cordon_policy pol;
+	struct cordon_profile prof;
+	struct stat st;
+	char err[CORDON_MAX_TEXT_LEN] = "";
+	int i;
+
+	if (argc < 2 || strcmp(argv[1], "check") != 0)
+		usage_error("policy: expected 'check FILE [--kind policy|profile]'");
+	argc--;
+	argv++;
+	i = parse_opts(argc, argv, cfg, &o, "policy check", ALLOW_POLICY);
+	if (i != argc - 1)
+		usage_error("policy check: expected one FILE");
+	cordon_profile_init(&prof);
+	/* Owned by root or by you (a draft), and not writable by others. */
+	if (cordon_policy_read_file(argv[i], getuid(), opt_kind, &got, &pol,
+	    &prof, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		return EXIT_SANDBOX;
+	}
+	cordon_profile_free(&prof);
+	printf("%s: ok (%s)\n", argv[i], got == CORDON_KIND_POLICY ?
+	    "system policy" : "profile");
+	if (got == CORDON_KIND_POLICY && stat(argv[i], &st) == 0 &&
+	    st.st_uid != 0)
+		printf("note: owned by uid %u; as the system policy it must be "
+		    "owned by root\n", (unsigned)st.st_uid);
+	return 0;
+}
+
 /*
  * stdout's error flag is sticky: one check here covers every printf
  * before it.  A listing or an export cut short by a full disk or a
@@ -845,6 +988,8 @@ main(int argc, char **argv)
 		rc = cmd_gc(argc - 1, argv + 1, cfg);
 	else if (strcmp(argv[1], "probe") == 0)
 		rc = cmd_probe(argc - 1, argv + 1, cfg);
+	else if (strcmp(argv[1], "policy") == 0)
+		rc = cmd_policy(argc - 1, argv + 1, cfg);
 	else
 		usage_error("unknown command '%s'", argv[1]);
 	cordon_config_free(cfg);

@@ -45,6 +45,12 @@ cordon_config_free(cordon_config *cfg)
 	copies_free(cfg->copy_in, cfg->ncopy_in);
 	copies_free(cfg->copy_out, cfg->ncopy_out);
 	copies_free(cfg->binds, cfg->nbinds);
+	while (cfg->nenv > 0)
+		free(cfg->env[--cfg->nenv]);
+	while (cfg->nkeep > 0)
+		free(cfg->keep_env[--cfg->nkeep]);
+	free(cfg->env);
+	free(cfg->keep_env);
 	free(cfg);
 }
 
@@ -76,6 +82,9 @@ cordon_config_set_limit(cordon_config *cfg, enum cordon_cap_id cap,
 	if (cordon_limits_check(&l) != 0)
 		return -CORDON_E_RANGE;
 	cfg->limits = l;
+	/* Someone chose it: the system ceilings bound it, never lower it. */
+	cfg->limits_set |= 1U << cap;
+	cfg->limits_from_profile &= ~(1U << cap);
 	return 0;
 }
 

@@ -72,7 +72,9 @@ enum cordon_error {
 	CORDON_E_HELPER = 11,    /* the helper could not be started */
 	CORDON_E_UNAVAIL = 12,   /* backend not available on this host */
 	CORDON_E_NOTFOUND = 13,  /* no such run */
-	CORDON_E_MAX_ = 14
+	CORDON_E_POLICY = 14,    /* refused by the system policy */
+	CORDON_E_UNMET = 15,     /* a required control cannot be applied */
+	CORDON_E_MAX_ = 16
 };
 
 const char *cordon_strerror(int err);
@@ -135,6 +137,38 @@ void cordon_config_set_stderr_fd(cordon_config *cfg, int fd);
  * Checks what only the file system can tell (copy-in sources readable,
  * copy-out destinations free, ro-bind sources present): 0, or
  * -CORDON_E_INVAL with the reason in err.  cordon_run() checks the same.
+ * Policy and profiles (README.md, "Policy and profiles").  Precedence:
+ * the built-in defaults < the system profile < the user profile < what
+ * is set after the profile is loaded; all bounded by the system policy's
+ * ceilings, which cordon_run and cordon_config_check enforce.
+ *
+ * cordon_config_load_profile applies profile NAME ([a-z0-9_-], at most 64):
+ * $(sysconfdir)/cordon/profiles.d/NAME.conf, then over it the user's
+ * $XDG_CONFIG_HOME/cordon/profiles/NAME.conf (at least one must exist).
+ * Load it before setting what should override it.  err receives
+ * "FILE:LINE: what is wrong" or why the profile was not found.
+ */
+int cordon_config_load_profile(cordon_config *cfg, const char *name,
+    char *err, size_t errsz);
+/*
+ * The run must have control (a cap id: CORDON_CAP_NETWORK for network
+ * isolation, CORDON_CAP_MEMORY, ...): if the backend that would run
+ * cannot apply it, cordon_run refuses with -CORDON_E_UNMET, running and
+ * recording nothing.  Adds to the system policy's own requirements.
+ */
+int cordon_config_require(cordon_config *cfg, enum cordon_cap_id control);
+/*
+ * Environment beyond the allow-list: set KEY=VALUE (a later value of
+ * KEY replaces an earlier one), or keep KEY from the caller's environment
+ * when it is set there.  KEY is [A-Za-z_][A-Za-z0-9_]* and not HOME or
+ * TMPDIR; a proxy variable cannot be kept (set it explicitly instead).
+ */
+int cordon_config_set_env(cordon_config *cfg, const char *key_value);
+int cordon_config_keep_env(cordon_config *cfg, const char *key);
+/*
+ * Whether cordon_run would accept cfg under the system policy (who may
+ * run, ceilings, who may have network) and the required controls on this
+ * host: 0, or -CORDON_E_POLICY, -CORDON_E_UNMET, ... with err saying why.
  */
 int cordon_config_check(const cordon_config *cfg, char *err, size_t errsz);
 
@@ -183,6 +217,9 @@ double cordon_result_cpu_seconds(const cordon_result *r);
 double cordon_result_wall_seconds(const cordon_result *r);
 uint64_t cordon_result_max_rss_bytes(const cordon_result *r);
 bool cordon_result_applied(const cordon_result *r, enum cordon_cap_id cap);
+/* Why cap was not applied to the run, or NULL if it was (or none ran). */
+const char *cordon_result_not_applied(const cordon_result *r,
+    enum cordon_cap_id cap, char *buf, size_t bufsz);
 bool cordon_result_workdir_removed(const cordon_result *r);
 const char *cordon_result_error(const cordon_result *r); /* NULL if none */
 /* The exit status the cordon CLI uses (timeout(1) conventions). */

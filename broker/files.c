@@ -413,7 +413,7 @@ out:
 
 /* Bad file options fail before anything is recorded or created. */
 int
-cordon_config_check(const cordon_config *cfg, char *err, size_t errsz)
+cordon_files_check(const cordon_config *cfg, char *err, size_t errsz)
 {
 	char name[CORDON_MAX_PATH_LEN + 1], bbuf[CORDON_MAX_PATH_LEN + 1];
 	struct stat st;

@@ -32,6 +32,15 @@ struct cordon_config {
 	size_t ncopy_in, ncopy_out, nbinds;
 	uint64_t copy_out_limit;
 	int stdout_fd, stderr_fd; /* the payload's, or -1: the caller's */
+	/* Policy and profiles (gate.c). */
+	uint32_t limits_set;  /* bit (1 << cap): set by a profile, flag or call */
+	uint32_t limits_from_profile; /* of those, set by the profile */
+	char profile[72];     /* the profile applied, "" if none */
+	uint32_t require;     /* bit (1 << cap) per control the run needs */
+	char **env;           /* explicit "KEY=VALUE", one per KEY */
+	size_t nenv;
+	char **keep_env;      /* "KEY": passed from our environment if set */
+	size_t nkeep;
 };
 
 /*
@@ -75,7 +84,25 @@ struct cordon_json;
 void cordon_result_json_fields(const struct cordon_result *r,
     struct cordon_json *j);
 
+/*
+ * gate.c: the system policy applied to a run.  *eff becomes a shallow
+ * copy of cfg (it owns nothing) with the caps nobody set lowered to the
+ * ceilings, after every check passed: allow_groups, ceilings,
+ * network_groups, and the required controls (cfg's and the policy's,
+ * in *require) against the backend that would run.  Else a negative code
+ * and err.
+ */
+int cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
+    uint32_t *require, char *err, size_t errsz);
+/* Why cap was not applied to a run, in buf; NULL if it was. */
+const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
+    char *buf, size_t bufsz);
+
 /* paths.c: defaults that come from the environment. */
+/* $XDG_CONFIG_HOME (or ~/.config) /cordon/profiles/NAME.conf. */
+int cordon_user_profile_path(char **out, const char *name);
+/* $(sysconfdir)/cordon, or $CORDON_CONFDIR for tests (policy.h). */
+const char *cordon_confdir(void);
 int cordon_default_trace_path(char **out);
 int cordon_default_workdir_base(char **out);
 /* The helper to exec: the configured path, or $CORDON_HELPER for tests. */
@@ -99,6 +126,12 @@ int cordon_copy_in(int wdfd, const struct cordon_copy *c, uint64_t limit,
     char *err, size_t errsz);
 int cordon_copy_out(int wdfd, const struct cordon_copy *c, uint64_t limit,
     const char *tag, char *err, size_t errsz);
+/* The file options' checks that need no run (cordon_config_check). */
+int cordon_files_check(const cordon_config *cfg, char *err, size_t errsz);
+/* probe.c: cordon_select, also giving what the backend applies (mask). */
+int cordon_select_applied(const cordon_config *cfg,
+    enum cordon_backend_id *backend, uint32_t *applied, char *reason,
+    size_t reasonsz);
 /* Reaps it; its wait status, or -1. */
 int cordon_wait_helper(pid_t pid);
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "policy.h"
 
 /* An environment directory is used only if it is an absolute path. */
 static const char *
@@ -52,6 +53,55 @@ cordon_default_trace_path(char **out)
 		home = pw.pw_dir;
 	}
 	return join(out, home, ".local/state/cordon/trace.db");
+}
+
+int
+cordon_user_profile_path(char **out, const char *name)
+{
+	const char *dir, *home;
+	char pwbuf[CORDON_PW_BUF_LEN], *rest = NULL;
+	struct passwd pw;
+	int r;
+
+	if (asprintf(&rest, "cordon/profiles/%s.conf", name) < 0)
+		return -CORDON_E_NOMEM;
+	if ((dir = env_dir("XDG_CONFIG_HOME")) != NULL) {
+		r = join(out, dir, rest);
+	} else {
+		if ((home = env_dir("HOME")) == NULL) {
+			if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) < 0 ||
+			    pw.pw_dir[0] != '/') {
+				free(rest);
+				return -CORDON_E_INVAL;
+			}
+			home = pw.pw_dir;
+		}
+		r = asprintf(out, "%s/.config/%s", home, rest) < 0 ?
+		    -CORDON_E_NOMEM : 0;
+	}
+	free(rest);
+	return r;
+}
+
+/* The installed helper is setuid or setgid: the administrator's choice. */
+static bool
+helper_is_setuid(void)
+{
+	struct stat st;
+
+	return stat(CORDON_HELPER_PATH, &st) == 0 &&
+	    (st.st_mode & (S_ISUID | S_ISGID)) != 0;
+}
+
+const char *
+cordon_confdir(void)
+{
+	/*
+	 * $CORDON_CONFDIR (policy.c) is for the test suite; with a setuid
+	 * helper, which ignores it, the broker ignores it too, so that both
+	 * read the same policy.
+	 */
+	return helper_is_setuid() ? CORDON_SYSCONFDIR : cordon_policy_confdir();
 }
 
 int

@@ -197,10 +197,27 @@ local_facts(struct facts *st)
 }
 
 
-int
-cordon_probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
-    enum cordon_backend_id *backend, char *reason, size_t reasonsz)
+/* "cpu, wall, ..." for the caps and controls in mask. */
+static void
+mask_text(char *buf, size_t sz, uint32_t mask)
 {
+	size_t n = 0;
+	int cap;
+
+	buf[0] = '\0';
+	for (cap = 1; cap < CORDON_CAP_MAX_ && n < sz; cap++)
+		if ((mask & (1U << cap)) != 0)
+			n += (size_t)snprintf(buf + n, sz - n, "%s%s",
+			    n > 0 ? ", " : "", cordon_cap_name(cap));
+}
+
+static int
+probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
+    enum cordon_backend_id *backend, uint32_t *applied, char *reason,
+    size_t reasonsz)
+{
+	char text[256];
+
 	struct facts st = { fn, arg, 0 };
 	struct cordon_msg m;
 	char *helper = NULL;
@@ -233,6 +250,11 @@ cordon_probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
 			break;
 		case CORDON_MSG_BACKEND:
 			*backend = (enum cordon_backend_id)m.u.backend.backend;
+			if (applied != NULL)
+				*applied = m.u.backend.applied;
+			/* What that backend applies to a run asking for all. */
+			mask_text(text, sizeof(text), m.u.backend.applied);
+			emit(&st, "applied", text);
 			if (reason != NULL && reasonsz > 0)
 				snprintf(reason, reasonsz, "%s", m.u.backend.reason);
 			done = true;
@@ -262,14 +284,32 @@ out:
 }
 
 int
+cordon_probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
+    enum cordon_backend_id *backend, char *reason, size_t reasonsz)
+{
+	return probe(cfg, fn, arg, backend, NULL, reason, reasonsz);
+}
+
+int
 cordon_select(const cordon_config *cfg, enum cordon_backend_id *backend,
     char *reason, size_t reasonsz)
+{
+	uint32_t applied = 0;
+
+	return cordon_select_applied(cfg, backend, &applied, reason, reasonsz);
+}
+
+int
+cordon_select_applied(const cordon_config *cfg,
+    enum cordon_backend_id *backend, uint32_t *applied, char *reason,
+    size_t reasonsz)
 {
 	/* One probe per process and requested backend (not thread-safe). */
 	static struct {
 		bool valid;
 		int err;
 		enum cordon_backend_id backend;
+		uint32_t applied;
 		char reason[CORDON_MAX_TEXT_LEN];
 	} cache[CORDON_BACKEND_MAX_];
 	int b = (int)cfg->backend;
@@ -277,12 +317,13 @@ cordon_select(const cordon_config *cfg, enum cordon_backend_id *backend,
 	if (b < 0 || b >= CORDON_BACKEND_MAX_)
 		return -CORDON_E_INVAL;
 	if (!cache[b].valid) {
-		cache[b].err = cordon_probe(cfg, NULL, NULL, &cache[b].backend,
-		    cache[b].reason, sizeof(cache[b].reason));
+		cache[b].err = probe(cfg, NULL, NULL, &cache[b].backend,
+		    &cache[b].applied, cache[b].reason, sizeof(cache[b].reason));
 		/* A helper that could not start is not an answer to keep. */
 		cache[b].valid = cache[b].err != -CORDON_E_HELPER;
 	}
 	*backend = cache[b].backend;
+	*applied = cache[b].applied;
 	if (reason != NULL && reasonsz > 0)
 		snprintf(reason, reasonsz, "%s", cache[b].reason);
 	return cache[b].err;

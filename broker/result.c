@@ -83,13 +83,9 @@ name_or_null(const char *(*name)(int), int v)
 void
 cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 {
-	static const enum cordon_cap_id caps[] = {
-		CORDON_CAP_CPU, CORDON_CAP_WALL, CORDON_CAP_MEMORY,
-		CORDON_CAP_NOFILE, CORDON_CAP_NPROC, CORDON_CAP_NETWORK,
-		CORDON_CAP_FILESYSTEM, CORDON_CAP_SCOPING,
-		CORDON_CAP_OUTPUT, CORDON_CAP_DISK,
-	};
+	char why[256];
 	size_t i;
+	int cap;
 
 	cordon_json_key(j, "run_id");
 	cordon_json_str(j, r->run_id);
@@ -149,11 +145,25 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 
 	cordon_json_key(j, "applied");
 	cordon_json_obj_begin(j);
-	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
-		cordon_json_key(j, cordon_cap_name(caps[i]));
-		cordon_json_bool(j, (r->applied & (1U << caps[i])) != 0);
+	for (cap = 1; cap < CORDON_CAP_MAX_; cap++) {
+		cordon_json_key(j, cordon_cap_name(cap));
+		cordon_json_bool(j, (r->applied & (1U << cap)) != 0);
 	}
 	cordon_json_obj_end(j);
+	/* Each cap or control not applied, and why (gate.c); null: no run. */
+	cordon_json_key(j, "not_applied");
+	if (r->backend == CORDON_BACKEND_AUTO) {
+		cordon_json_null(j);
+	} else {
+		cordon_json_obj_begin(j);
+		for (cap = 1; cap < CORDON_CAP_MAX_; cap++)
+			if (cordon_not_applied_reason(r, cap, why, sizeof(why)) !=
+			    NULL) {
+				cordon_json_key(j, cordon_cap_name(cap));
+				cordon_json_str(j, why);
+			}
+		cordon_json_obj_end(j);
+	}
 
 	cordon_json_key(j, "workdir_removed");
 	if (r->workdir_removed < 0)

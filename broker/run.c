@@ -118,27 +118,71 @@ check_argv(char *const argv[], size_t *argc)
 	return 0;
 }
 
-/* The environment the payload may see, from the allow-list. */
+/* Whether list (n entries) has an entry with entry's KEY. */
+static bool
+env_has(char *const *list, size_t n, const char *entry)
+{
+	size_t klen = strcspn(entry, "="), i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(list[i], entry, klen) == 0 &&
+		    (list[i][klen] == '=' || list[i][klen] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * The environment the payload may see: our allow-listed variables, then
+ * the explicit ones (*nexplicit of them, last): those kept by name, then
+ * those set.  A KEY appears once; an explicit one wins.
+ */
 static int
-collect_env(char ***out, uint32_t *n)
+collect_env(const cordon_config *cfg, char ***out, uint32_t *n,
+    uint32_t *nexplicit)
 {
 	char **v;
-	size_t i, k = 0;
+	size_t i, j, k = 0, first, ne = 0;
 
 	for (i = 0; environ != NULL && environ[i] != NULL; i++)
-		;
-	if ((v = calloc(i + 1, sizeof(*v))) == NULL)
+		ne++;
+	if ((v = calloc(ne + cfg->nkeep + cfg->nenv + 1, sizeof(*v))) == NULL)
 		return -CORDON_E_NOMEM;
-	for (i = 0; environ != NULL && environ[i] != NULL; i++) {
+	for (i = 0; i < ne; i++) {
 		if (k >= CORDON_MAX_ENVC)
 			break;
 		if (strchr(environ[i], '=') != NULL && environ[i][0] != '=' &&
 		    strlen(environ[i]) <= CORDON_MAX_ARG_LEN &&
-		    cordon_env_allowed(environ[i]))
+		    cordon_env_allowed(environ[i]) &&
+		    !env_has(cfg->keep_env, cfg->nkeep, environ[i]) &&
+		    !env_has(cfg->env, cfg->nenv, environ[i]) &&
+		    !env_has(v, k, environ[i]))
 			v[k++] = environ[i];
+	}
+	first = k;
+	for (j = 0; j < cfg->nkeep; j++) {
+		if (env_has(cfg->env, cfg->nenv, cfg->keep_env[j]))
+			continue;
+		for (i = 0; i < ne; i++)
+			if (env_has(&environ[i], 1, cfg->keep_env[j]) &&
+			    strchr(environ[i], '=') != NULL)
+				break;
+		if (i == ne || env_has(v + first, k - first, environ[i]))
+			continue;
+		if (strlen(environ[i]) > CORDON_MAX_ARG_LEN) {
+			free(v);
+			return -CORDON_E_TOOLONG;
+		}
+		v[k++] = environ[i];
+	}
+	for (j = 0; j < cfg->nenv; j++)
+		v[k++] = cfg->env[j];
+	if (k > CORDON_MAX_ENVC) {
+		free(v);
+		return -CORDON_E_TOOLONG;
 	}
 	*out = v;
 	*n = (uint32_t)k;
+	*nexplicit = (uint32_t)(k - first);
 	return 0;
 }
 
@@ -196,7 +240,8 @@ int
 cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
     int errfd)
 {
-	char *henv[5] = { NULL, NULL, NULL, NULL, NULL };
+	char *henv[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
+	static char confdir[CORDON_MAX_PATH_LEN + 32];
 	char *const hargv[] = { "cordon-helper", NULL };
 	size_t i, k = 0;
 	int sv[2];
@@ -217,6 +262,12 @@ cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
 			henv[k++] = environ[i];
 			break;
 		}
+
+	/* The test suite's configuration directory (policy.h), if honoured. */
+	if (strcmp(cordon_confdir(), CORDON_SYSCONFDIR) != 0 &&
+	    (size_t)snprintf(confdir, sizeof(confdir), "CORDON_CONFDIR=%s",
+	    cordon_confdir()) < sizeof(confdir))
+		henv[k++] = confdir;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -CORDON_E_HELPER;
@@ -266,7 +317,8 @@ cordon_wait_helper(pid_t pid)
 
 static int
 send_request(int sock, const cordon_config *cfg, const char *base,
-    const struct cordon_result *r, char **envp, uint32_t envc)
+    const struct cordon_result *r, char **envp, uint32_t envc,
+    uint32_t require, uint32_t env_explicit)
 {
 	struct cordon_msg m;
 	size_t i;
@@ -286,6 +338,8 @@ send_request(int sock, const cordon_config *cfg, const char *base,
 		m.u.request.flags |= CORDON_REQ_COPY_IN;
 	if (cfg->ncopy_out != 0)
 		m.u.request.flags |= CORDON_REQ_COPY_OUT;
+	m.u.request.require = require;
+	m.u.request.env_explicit = env_explicit;
 	if ((err = cordon_msg_send(sock, &m)) < 0)
 		return err;
 	for (i = 0; i < r->argc; i++) {
@@ -623,8 +677,10 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 	struct cordon_trace *t = NULL;
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
+	struct cordon_config eff;
 	char *trace_path = NULL, *base = NULL, *helper = NULL, **envp = NULL;
-	uint32_t envc = 0;
+	char gate_err[CORDON_MAX_TEXT_LEN];
+	uint32_t envc = 0, env_explicit = 0, require = 0;
 	size_t argc = 0;
 	pid_t pid = -1;
 	int sock = -1, err, status;
@@ -634,8 +690,17 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 		return err;
 	if (cordon_limits_check(&cfg->limits) != 0)
 		return -CORDON_E_RANGE;
-	if (cordon_config_check(cfg, NULL, 0) < 0)
+	if (cordon_files_check(cfg, NULL, 0) < 0)
 		return -CORDON_E_INVAL;
+	/*
+	 * The system policy and the required controls (gate.c): refused, the
+	 * run leaves nothing, like any bad input.  From here on cfg is the
+	 * effective request, caps nobody set lowered to the ceilings.
+	 */
+	if ((err = cordon_gate(cfg, &eff, &require, gate_err,
+	    sizeof(gate_err))) < 0)
+		return err;
+	cfg = &eff;
 	if ((err = cfg->trace_path != NULL ?
 	    ((trace_path = strdup(cfg->trace_path)) ? 0 : -CORDON_E_NOMEM) :
 	    cordon_default_trace_path(&trace_path)) < 0 ||
@@ -643,7 +708,7 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 	    ((base = strdup(cfg->workdir_base)) ? 0 : -CORDON_E_NOMEM) :
 	    cordon_default_workdir_base(&base)) < 0 ||
 	    (err = cordon_helper_path(&helper)) < 0 ||
-	    (err = collect_env(&envp, &envc)) < 0)
+	    (err = collect_env(cfg, &envp, &envc, &env_explicit)) < 0)
 		goto out;
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		err = -CORDON_E_NOMEM;
@@ -663,7 +728,8 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 		set_error(r, "cannot start cordon-helper");
 		r->workdir_removed = 1;
 	} else {
-		if ((err = send_request(sock, cfg, base, r, envp, envc)) < 0)
+		if ((err = send_request(sock, cfg, base, r, envp, envc, require,
+		    env_explicit)) < 0)
 			pending_add(&p, "error", xfmt("sending the request: %s",
 			    cordon_strerror(err)));
 		follow(t, r, &p, sock, pid, cfg, base, mono_ms() +

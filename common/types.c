@@ -50,6 +50,8 @@ static const char *const error_names[CORDON_E_MAX_] = {
 	[CORDON_E_HELPER] = "cannot start the helper",
 	[CORDON_E_UNAVAIL] = "backend not available on this host",
 	[CORDON_E_NOTFOUND] = "no such run",
+	[CORDON_E_POLICY] = "refused by the system policy",
+	[CORDON_E_UNMET] = "a required control cannot be applied on this host",
 };
 
 #define NAME_OF(table, i) \

@@ -88,6 +88,8 @@ cordon_msg_encode(const struct cordon_msg *m, struct cordon_buf *b)
 		TRY(cordon_buf_put_u32(b, q->argc));
 		TRY(cordon_buf_put_u32(b, q->envc));
 		TRY(cordon_buf_put_u32(b, q->bindc));
+		TRY(cordon_buf_put_u32(b, q->require));
+		TRY(cordon_buf_put_u32(b, q->env_explicit));
 		break;
 	case CORDON_MSG_ARG:
 	case CORDON_MSG_ENV:
@@ -191,7 +193,11 @@ decode_request(struct cordon_buf *b, struct cordon_msg_request *q)
 	TRY(cordon_buf_get_u32(b, &q->argc));
 	TRY(cordon_buf_get_u32(b, &q->envc));
 	TRY(cordon_buf_get_u32(b, &q->bindc));
+	TRY(cordon_buf_get_u32(b, &q->require));
+	TRY(cordon_buf_get_u32(b, &q->env_explicit));
 	if ((q->flags & ~CORDON_REQ_FLAGS_ALL) != 0 ||
+	    (q->require >> CORDON_CAP_MAX_) != 0 || (q->require & 1U) != 0 ||
+	    q->env_explicit > q->envc ||
 	    q->backend >= CORDON_BACKEND_MAX_ ||
 	    cordon_limits_check(&q->limits) != 0 ||
 	    !cordon_run_id_valid(q->run_id) ||

@@ -66,6 +66,9 @@ struct cordon_msg_request {
 	uint32_t argc;             /* ARG messages that follow, >= 1 */
 	uint32_t envc;             /* ENV messages that follow */
 	uint32_t bindc;            /* BIND messages after the ENVs */
+	uint32_t require;          /* bit (1 << cap) per control the run needs */
+	uint32_t env_explicit;     /* the last env_explicit ENVs were set by
+	                              --env, --keep-env or a profile */
 };
 
 struct cordon_msg_bind {

@@ -8,8 +8,12 @@
  *            records it in the trace, then forks and execs this helper
  *            with one end of a SOCK_SEQPACKET socketpair on fd 3.
  *   helper   this program.  Reads one request from fd 3, re-checks it
- *            (intake.c), creates the workdir (workdir.c), starts the
- *            payload (ns.c, landlock.c + floor.c, floor.c), watches it (monitor.c, tree.c), kills
+ *            (intake.c), holds it against the system policy it loads
+ *            itself and the controls the run requires (policy/policy.c:
+ *            ceilings, allow_groups, network_groups, require), creates
+ *            the workdir (workdir.c), starts the payload (ns.c,
+ *            landlock.c + floor.c, floor.c), watches it (monitor.c,
+ *            tree.c), kills
  *            every process of the run, removes the workdir, reports, and
  *            exits.  It is a child subreaper, so nothing the payload
  *            starts can leave its tree.
@@ -102,6 +106,7 @@
 #include <bsd/unistd.h>
 
 #include "helper.h"
+#include "policy.h"
 
 /* What cleanup() must undo; the only globals of the helper. */
 static struct {
@@ -324,6 +329,17 @@ gc(const struct request *req, bool report)
 		send_teardown(true, msg);
 }
 
+/* Fail closed: refuses a backend that lacks a control the run requires. */
+static void
+require_check(const struct request *req, enum cordon_backend_id b, int abi)
+{
+	char err[CORDON_MAX_TEXT_LEN];
+
+	if (cordon_require_check(req->require, backend_applied(b, req, abi),
+	    cordon_backend_name(b), err, sizeof(err)) < 0)
+		die("%s", err);
+}
+
 /*
  * Starts the payload on the strongest backend that really builds, and
  * describes it in m (a BACKEND event).  The attempt is the probe: auto
@@ -340,11 +356,9 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	struct landlock ll = { 0, -1, false };
 	bool ns_ok = false, network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	char what[CORDON_MAX_TEXT_LEN];
-	uint32_t applied, i;
+	uint32_t i;
 	int r;
 
-	applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
-	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
 	if (req->backend == CORDON_BACKEND_AUTO ||
 	    req->backend == CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, "/work");
@@ -357,6 +371,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		(void)fmt(err, errsz, "%s", reason);
 		return -1;
 	}
+	require_check(req, b, ll.abi);
 	if (b != CORDON_BACKEND_LINUX_NS)
 		priv_drop(); /* the floor and landlock need no privilege */
 	/* Only linux-ns can move a path; Landlock can open it where it is. */
@@ -369,7 +384,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 			return -1;
 		}
 	if (b == CORDON_BACKEND_LANDLOCK) {
-		if (landlock_ruleset(req, &st.wd, &ll, &applied, err, errsz) < 0)
+		if (landlock_ruleset(req, &st.wd, &ll, err, errsz) < 0)
 			return -1;
 		/* The reason says what this ABI gave the run and what not. */
 		landlock_describe(ll.abi, network, what, sizeof(what));
@@ -385,25 +400,10 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		if (r < 0)
 			return -1;
 	}
-	/* The monitor enforces a process cap on every backend. */
-	if (req->limits.nproc != 0)
-		applied |= 1U << CORDON_CAP_NPROC;
-	/* So are the output and disk caps (monitor.c). */
-	if (req->limits.output_bytes != 0)
-		applied |= 1U << CORDON_CAP_OUTPUT;
-	if (req->limits.disk_bytes != 0)
-		applied |= 1U << CORDON_CAP_DISK;
-	/*
-	 * A private read-only root, and pid, ipc and net namespaces of its
-	 * own; landlock_ruleset() said what Landlock gave; the floor has none.
-	 */
-	if (b == CORDON_BACKEND_LINUX_NS)
-		applied |= 1U << CORDON_CAP_FILESYSTEM | 1U << CORDON_CAP_SCOPING |
-		    (network ? 0 : 1U << CORDON_CAP_NETWORK);
 	memset(m, 0, sizeof(*m));
 	m->type = CORDON_MSG_BACKEND;
 	m->u.backend.backend = (uint8_t)b;
-	m->u.backend.applied = applied;
+	m->u.backend.applied = backend_applied(b, req, ll.abi);
 	m->u.backend.reason = reason;
 	return 0;
 }
@@ -484,6 +484,18 @@ main(int argc, char **argv)
 		return 0;
 	}
 
+	/*
+	 * The system policy, loaded here with the broker's parser from the
+	 * path fixed at build time (policy/policy.c): a request over it is
+	 * refused whatever the broker checked, and its required controls are
+	 * added to the request's.
+	 */
+	if (cordon_policy_enforce(&req.limits, (req.flags & CORDON_REQ_NETWORK)
+	    != 0, &req.require, err, sizeof(err)) < 0)
+		die("%s", err);
+	/* Nothing is created for a run no backend asked for could satisfy. */
+	require_check(&req, req.backend == CORDON_BACKEND_AUTO ?
+	    CORDON_BACKEND_LINUX_NS : req.backend, landlock_abi());
 	if (workdir_create(req.workdir_base, req.run_id, &st.wd, err,
 	    sizeof(err)) < 0)
 		die("%s", err);

@@ -55,6 +55,8 @@ struct request {
 	uint32_t envc;
 	struct cordon_msg_bind *binds; /* --ro-bind, re-checked */
 	uint32_t bindc;
+	uint32_t env_explicit; /* the last env_explicit entries were set by name */
+	uint32_t require;   /* bit (1 << cap) per control the run must have */
 	bool gc_only;       /* a GC message: reclaim, run nothing */
 	bool probe_only;    /* a PROBE message (backend: the one asked for) */
 };
@@ -149,11 +151,11 @@ int landlock_abi(void);
 void landlock_describe(int abi, bool network, char *buf, size_t bufsz);
 /*
  * Builds the run's ruleset in ll (ll->abi set by the caller), the --ro-bind
- * sources readable, and adds the controls it gives to *applied.  -1 with
- * err if any rule fails.
+ * sources readable: all that backend_applied() reports for that ABI, or
+ * -1 with err if any rule fails.
  */
 int landlock_ruleset(const struct request *req, const struct workdir *wd,
-    struct landlock *ll, uint32_t *applied, char *err, size_t errsz);
+    struct landlock *ll, char *err, size_t errsz);
 /* In the payload's child: caps (root), restrict_self, seccomp; or fails. */
 void landlock_enter(const struct landlock *ll);
 
@@ -177,7 +179,10 @@ int ns_probe(char *err, size_t errsz, bool *nproc_per_ns);
 int backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
     int landlock_abi, enum cordon_backend_id *pick, char *reason,
     size_t reasonsz);
-/* Answers PROBE with FACTs, then BACKEND or ERROR. */
+/* The caps and controls backend b (Landlock: of that ABI) applies to req. */
+uint32_t backend_applied(enum cordon_backend_id b, const struct request *req,
+    int landlock_abi);
+/* Answers PROBE with FACTs, then BACKEND (what it applies) or ERROR. */
 void probe_report(int sock, enum cordon_backend_id want);
 
 /* priv.c: setuid mode (see helper.c for the steps and why they are safe). */

@@ -85,6 +85,8 @@ intake_read(int sock, struct request *req)
 	req->argc = m.u.request.argc;
 	req->envc = m.u.request.envc;
 	req->bindc = m.u.request.bindc;
+	req->env_explicit = m.u.request.env_explicit;
+	req->require = m.u.request.require;
 	id_fits = strlcpy(req->run_id, m.u.request.run_id,
 	    sizeof(req->run_id)) < sizeof(req->run_id);
 	/*
@@ -102,7 +104,9 @@ intake_read(int sock, struct request *req)
 	    req->backend >= CORDON_BACKEND_MAX_ ||
 	    cordon_limits_check(&req->limits) != 0 ||
 	    req->argc < 1 || req->argc > CORDON_MAX_ARGC ||
-	    req->envc > CORDON_MAX_ENVC || req->bindc > CORDON_MAX_BINDS)
+	    req->envc > CORDON_MAX_ENVC || req->bindc > CORDON_MAX_BINDS ||
+	    req->env_explicit > req->envc ||
+	    (req->require >> CORDON_CAP_MAX_) != 0 || (req->require & 1U) != 0)
 		die("request fields out of range");
 	if (!cordon_path_clean(req->workdir_base))
 		die("workdir base '%s' is not a clean absolute path",
@@ -135,8 +139,14 @@ intake_read(int sock, struct request *req)
 		if (total > CORDON_MAX_ARGV_BYTES)
 			die("argv and environment exceed %u bytes",
 			    CORDON_MAX_ARGV_BYTES);
-		/* The decoder guaranteed a '=' and a non-empty key. */
-		if (!cordon_env_allowed(e))
+		/*
+		 * The decoder guaranteed a '=' and a non-empty key.  Inherited
+		 * entries must be on the allow-list; the last env_explicit were
+		 * named by the invoker (--env, --keep-env, a profile), whose
+		 * payload could set them itself, and need a settable name only.
+		 */
+		if (i < req->envc - req->env_explicit ? !cordon_env_allowed(e) :
+		    !cordon_env_settable(e))
 			die("environment variable not on the allow-list: %.*s",
 			    (int)(strchr(e, '=') - e), e);
 		/* Entries 0 .. i-1 only: e itself is not compared with. */

@@ -154,7 +154,7 @@ allow_path(int rs, const char *path, uint64_t access, uint64_t handled,
 
 int
 landlock_ruleset(const struct request *req, const struct workdir *wd,
-    struct landlock *ll, uint32_t *applied, char *err, size_t errsz)
+    struct landlock *ll, char *err, size_t errsz)
 {
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	struct ll_attr a = { (1ULL << 13) - 1, 0, 0 }; /* ABI 1's rights */
@@ -199,10 +199,10 @@ landlock_ruleset(const struct request *req, const struct workdir *wd,
 		ll->ruleset = -1;
 		return -1;
 	}
-	/* Every rule is in, or the run does not start: nothing is partial. */
-	*applied |= (ll->abi >= 3 ? 1U << CORDON_CAP_FILESYSTEM : 0) |
-	    (ll->deny_inet ? 1U << CORDON_CAP_NETWORK : 0) |
-	    (ll->abi >= 6 ? 1U << CORDON_CAP_SCOPING : 0);
+	/*
+	 * Every rule is in, or the run does not start: nothing is partial,
+	 * and backend_applied() reports what this ABI handles.
+	 */
 	return 0;
 }
 

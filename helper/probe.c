@@ -58,6 +58,37 @@ backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
 	return 0;
 }
 
+uint32_t
+backend_applied(enum cordon_backend_id b, const struct request *req,
+    int abi)
+{
+	bool isolate = (req->flags & CORDON_REQ_NETWORK) == 0;
+	uint32_t applied = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
+	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE;
+
+	/* The monitor enforces these on every backend, when asked. */
+	if (req->limits.nproc != 0)
+		applied |= 1U << CORDON_CAP_NPROC;
+	if (req->limits.output_bytes != 0)
+		applied |= 1U << CORDON_CAP_OUTPUT;
+	if (req->limits.disk_bytes != 0)
+		applied |= 1U << CORDON_CAP_DISK;
+	/*
+	 * linux-ns: a private read-only root, and pid, ipc and net
+	 * namespaces of its own.  Landlock: truncate(2) is handled from ABI
+	 * 3, TCP from 4, signals and abstract sockets from 6 (landlock.c).
+	 * The floor has none of them.
+	 */
+	if (b == CORDON_BACKEND_LINUX_NS)
+		applied |= 1U << CORDON_CAP_FILESYSTEM |
+		    1U << CORDON_CAP_SCOPING | (isolate ? 1U << CORDON_CAP_NETWORK : 0);
+	if (b == CORDON_BACKEND_LANDLOCK)
+		applied |= (abi >= 3 ? 1U << CORDON_CAP_FILESYSTEM : 0) |
+		    (abi >= 6 ? 1U << CORDON_CAP_SCOPING : 0) |
+		    (abi >= 4 && isolate ? 1U << CORDON_CAP_NETWORK : 0);
+	return applied;
+}
+
 void
 probe_report(int sock, enum cordon_backend_id want)
 {
@@ -65,6 +96,9 @@ probe_report(int sock, enum cordon_backend_id want)
 	char v[CORDON_MAX_TEXT_LEN], reason[CORDON_MAX_TEXT_LEN];
 	char nserr[CORDON_MAX_TEXT_LEN] = "";
 	enum cordon_backend_id pick = CORDON_BACKEND_FLOOR;
+	/* What the backend gives a run that asks for everything. */
+	struct request all = { .limits.nproc = 1, .limits.output_bytes = 1,
+	    .limits.disk_bytes = 1 };
 	bool per_ns = false, ns_ok;
 	int abi;
 
@@ -100,6 +134,7 @@ probe_report(int sock, enum cordon_backend_id want)
 	} else {
 		m.type = CORDON_MSG_BACKEND;
 		m.u.backend.backend = (uint8_t)pick;
+		m.u.backend.applied = backend_applied(pick, &all, abi);
 		m.u.backend.reason = reason;
 	}
 	(void)cordon_msg_send(sock, &m);

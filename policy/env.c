@@ -54,3 +54,20 @@ cordon_env_allowed(const char *entry)
 			return true;
 	return false;
 }
+
+bool
+cordon_env_settable(const char *entry)
+{
+	size_t n = keylen(entry), i;
+
+	if (n == 0 || n > CORDON_ENV_MAX_NAME ||
+	    (entry[0] >= '0' && entry[0] <= '9'))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((entry[i] >= 'a' && entry[i] <= 'z') ||
+		    (entry[i] >= 'A' && entry[i] <= 'Z') ||
+		    (entry[i] >= '0' && entry[i] <= '9') || entry[i] == '_'))
+			return false;
+	return !((n == 4 && strncmp(entry, "HOME", 4) == 0) ||
+	    (n == 6 && strncmp(entry, "TMPDIR", 6) == 0));
+}

@@ -16,5 +16,13 @@
 bool cordon_env_allowed(const char *entry);
 /* True if KEY names a proxy variable (any case), which is never passed. */
 bool cordon_env_is_proxy(const char *entry);
+/*
+ * True if the KEY of "KEY=VALUE" (or a bare KEY) may be set explicitly
+ * (--env, --keep-env, a profile's env and keep_env): a portable name,
+ * [A-Za-z_][A-Za-z0-9_]*, at most CORDON_ENV_MAX_NAME bytes, and not HOME
+ * or TMPDIR, which the helper sets to the workdir.
+ */
+#define CORDON_ENV_MAX_NAME 128
+bool cordon_env_settable(const char *entry);
 
 #endif

@@ -136,7 +136,7 @@ build(struct cordon_buf *b, const struct field *f)
 enum { H_VERSION = 0, H_TYPE = 1 };
 enum { RQ_FLAGS = 2, RQ_BACKEND, RQ_CPU, RQ_WALL, RQ_MEMORY, RQ_NOFILE,
 	RQ_NPROC, RQ_OUTPUT, RQ_DISK, RQ_RUN_ID, RQ_WORKDIR, RQ_ARGC, RQ_ENVC,
-	RQ_BINDC };
+	RQ_BINDC, RQ_REQUIRE, RQ_ENV_EXPLICIT };
 enum { S_STR = 2 };                     /* ARG, ENV, GC, WORKDIR */
 enum { BI_SRC = 2, BI_DEST };
 enum { BK_BACKEND = 2, BK_APPLIED, BK_REASON };
@@ -175,6 +175,8 @@ fields_of(const struct cordon_msg *m, struct field f[MAXF])
 		f[i++] = fu32(q->argc);
 		f[i++] = fu32(q->envc);
 		f[i++] = fu32(q->bindc);
+		f[i++] = fu32(q->require);
+		f[i++] = fu32(q->env_explicit);
 		break;
 	case CORDON_MSG_ARG:
 	case CORDON_MSG_ENV:
@@ -282,6 +284,7 @@ sample(int i, struct cordon_msg *m)
 		q->workdir_base = S("/");
 		q->argc = CORDON_MAX_ARGC;
 		q->envc = CORDON_MAX_ENVC;
+		q->env_explicit = CORDON_MAX_ENVC; /* all of them explicit */
 		break;
 	case 2: /* every limit at its upper bound */
 		m->type = CORDON_MSG_REQUEST;
@@ -299,6 +302,9 @@ sample(int i, struct cordon_msg *m)
 		q->workdir_base = S("/tmp/cordon base/with spaces");
 		q->argc = 3;
 		q->envc = 7;
+		q->env_explicit = 2;
+		/* Every control there is. */
+		q->require = ((1U << CORDON_CAP_MAX_) - 1) & ~1U;
 		break;
 	case 3:
 		m->type = CORDON_MSG_REQUEST;
@@ -549,6 +555,8 @@ assert_msg_eq(int i, const struct cordon_msg *got, const struct cordon_msg *want
 		assert_str(i, "workdir_base", gq->workdir_base, wq->workdir_base);
 		ck_assert_uint_eq(gq->argc, wq->argc);
 		ck_assert_uint_eq(gq->envc, wq->envc);
+		ck_assert_uint_eq(gq->require, wq->require);
+		ck_assert_uint_eq(gq->env_explicit, wq->env_explicit);
 		break;
 	case CORDON_MSG_ARG:
 	case CORDON_MSG_ENV:
@@ -1741,6 +1749,48 @@ START_TEST(t_bind_msg)
 }
 END_TEST
 
+/* require: only bits of real controls; env_explicit: at most envc. */
+START_TEST(t_request_require)
+{
+	static const uint32_t bad[] = {
+		1U << CORDON_CAP_NONE,
+		(1U << CORDON_CAP_NONE) | (1U << CORDON_CAP_NETWORK),
+		1U << CORDON_CAP_MAX_,
+		1U << 31,
+		UINT32_MAX,
+	};
+	struct field f[MAXF];
+	unsigned c;
+	size_t i;
+
+	valid_fields(CORDON_MSG_REQUEST, f);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f[RQ_REQUIRE] = fu32(bad[i]);
+		EXPECT(f, -CORDON_E_RANGE);
+	}
+	for (c = 1; c < CORDON_CAP_MAX_; c++) {
+		f[RQ_REQUIRE] = fu32(1U << c);
+		EXPECT(f, 0);
+	}
+	f[RQ_REQUIRE] = fu32(((1U << CORDON_CAP_MAX_) - 1) & ~1U);
+	EXPECT(f, 0);
+
+	valid_fields(CORDON_MSG_REQUEST, f);
+	f[RQ_ENVC] = fu32(3);
+	f[RQ_ENV_EXPLICIT] = fu32(4);
+	EXPECT(f, -CORDON_E_RANGE);
+	f[RQ_ENV_EXPLICIT] = fu32(UINT32_MAX);
+	EXPECT(f, -CORDON_E_RANGE);
+	f[RQ_ENV_EXPLICIT] = fu32(3);
+	EXPECT(f, 0);
+	f[RQ_ENV_EXPLICIT] = fu32(0);
+	EXPECT(f, 0);
+	f[RQ_ENVC] = fu32(0);
+	f[RQ_ENV_EXPLICIT] = fu32(1);
+	EXPECT(f, -CORDON_E_RANGE);
+}
+END_TEST
+
 START_TEST(t_backend_msg)
 {
 	static const uint32_t bad_applied[] = {
@@ -2334,6 +2384,7 @@ wire_suite(void)
 	tcase_add_test(tc, t_request_run_id);
 	tcase_add_test(tc, t_request_counts);
 	tcase_add_test(tc, t_bind_msg);
+	tcase_add_test(tc, t_request_require);
 	tcase_add_test(tc, t_backend_msg);
 	tcase_add_test(tc, t_created_pid);
 	tcase_add_test(tc, t_cap_hit_msg);

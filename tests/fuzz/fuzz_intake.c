@@ -113,7 +113,9 @@ check_request(const struct request *q)
 	FUZZ_CHECK((q->flags & ~CORDON_REQ_FLAGS_ALL) == 0);
 	FUZZ_CHECK(q->backend < CORDON_BACKEND_MAX_);
 	FUZZ_CHECK(q->argc >= 1 && q->argc <= CORDON_MAX_ARGC);
-	FUZZ_CHECK(q->envc <= CORDON_MAX_ENVC);
+	FUZZ_CHECK(q->envc <= CORDON_MAX_ENVC && q->env_explicit <= q->envc);
+	FUZZ_CHECK((q->require & 1U) == 0 &&
+	    (q->require >> CORDON_CAP_MAX_) == 0);
 	for (i = 0; i < q->argc; i++) {
 		FUZZ_CHECK(q->argv[i] != NULL);
 		total += strlen(q->argv[i]) + 1;
@@ -122,7 +124,10 @@ check_request(const struct request *q)
 	FUZZ_CHECK(q->argv[0][0] != '\0');
 	for (i = 0; i < q->envc; i++) {
 		FUZZ_CHECK(q->envp[i] != NULL);
-		FUZZ_CHECK(cordon_env_allowed(q->envp[i]));
+		/* Inherited: allow-listed; explicit (the last few): settable. */
+		FUZZ_CHECK(i < q->envc - q->env_explicit ?
+		    cordon_env_allowed(q->envp[i]) :
+		    cordon_env_settable(q->envp[i]));
 		klen = (size_t)(strchr(q->envp[i], '=') - q->envp[i]);
 		FUZZ_CHECK(klen > 0);
 		for (k = 0; k < i; k++)

@@ -105,6 +105,9 @@ wire_seeds(void)
 	m.u.request.backend = CORDON_BACKEND_FLOOR;
 	m.u.request.limits.nproc = 64;
 	wire("request-network-floor-nproc", &m);
+	m.u.request.require = 1U << CORDON_CAP_NETWORK | 1U << CORDON_CAP_NPROC;
+	m.u.request.env_explicit = 1;
+	wire("request-require-env-explicit", &m);
 	str_msg(&m, CORDON_MSG_ARG, "/bin/sh");
 	wire("arg", &m);
 	str_msg(&m, CORDON_MSG_ARG, "");
@@ -259,10 +262,13 @@ intake_seeds(void)
 	static const char *const not_allowed[] = { "LD_PRELOAD=/tmp/x.so" };
 	static const char *const proxy[] = { "HTTP_PROXY=http://p:3128" };
 	static const char *const twice[] = { "LANG=C", "LANG=en_US.UTF-8" };
+	static const char *const explicit_env[] = { "LANG=C",
+	    "CARGO_NET_OFFLINE=true", "http_proxy=http://explicit:1" };
 	static const char *const empty_cmd[] = { "" };
 	static const uint8_t eof_first[] = { 0, 0 };
 	struct cordon_msg m;
 	struct seq s;
+	uint32_t i;
 
 	seq_request(&s, argv, 3, envp, 4);
 	write_file("intake", "request", s.d, s.n);
@@ -275,6 +281,31 @@ intake_seeds(void)
 	write_file("intake", "env-not-allowed", s.d, s.n);
 	seq_request(&s, argv, 3, proxy, 1);
 	write_file("intake", "env-proxy", s.d, s.n);
+	/* Explicit entries (--env, a profile): any settable name, a proxy too. */
+	s.n = 0;
+	request(&m, 3, 3);
+	m.u.request.env_explicit = 2;
+	m.u.request.require = 1U << CORDON_CAP_NETWORK | 1U << CORDON_CAP_MEMORY;
+	seq_add(&s, &m);
+	for (i = 0; i < 3; i++) {
+		str_msg(&m, CORDON_MSG_ARG, argv[i]);
+		seq_add(&s, &m);
+	}
+	for (i = 0; i < 3; i++) {
+		str_msg(&m, CORDON_MSG_ENV, explicit_env[i]);
+		seq_add(&s, &m);
+	}
+	write_file("intake", "env-explicit", s.d, s.n);
+	/* An explicit HOME (the helper sets it) is refused. */
+	s.n = 0;
+	request(&m, 1, 1);
+	m.u.request.env_explicit = 1;
+	seq_add(&s, &m);
+	str_msg(&m, CORDON_MSG_ARG, argv[0]);
+	seq_add(&s, &m);
+	str_msg(&m, CORDON_MSG_ENV, "HOME=/root");
+	seq_add(&s, &m);
+	write_file("intake", "env-explicit-home", s.d, s.n);
 	seq_request(&s, argv, 3, twice, 2);
 	write_file("intake", "env-twice", s.d, s.n);
 	seq_request(&s, empty_cmd, 1, NULL, 0);
@@ -341,6 +372,51 @@ parse_seeds(void)
 	}
 }
 
+/* --- policy: whole files, the first byte the kind asked for ---------- */
+
+static void
+policy_seeds(void)
+{
+	static const char *const texts[] = {
+		/* any */
+		"\0[ceilings]\nmax_cpu = 1h\nmax_wall = 2h\nmax_memory = 16G\n"
+		"max_nofile = 65536\nmax_nproc = 4096\n[policy]\n"
+		"allow_groups = *\nnetwork_groups = wheel, 1000, build$\n"
+		"require = network-isolation, memory, processes\n"
+		"cgroup_parent = /cordon.slice\n",
+		"\0# comment\n; comment\n\n[profile]\ncpu = 10m\nwall = 1.5\n"
+		"memory = 512MiB\nnofile = 4096\nnproc = 0\nnetwork = no\n"
+		"backend = linux-ns\nrequire = scoping, nofile\n"
+		"env = CARGO_NET_OFFLINE=true\nenv = A=b=c\nkeep_env = CC\n",
+		"\0[profile]\n[policy]\n",
+		"\0[profile]\r\ncpu = 1\r\n",
+		"\0[bogus]\n",
+		"\0cpu = 1\n",
+		"\0[profile]\ncpu = 1\ncpu = 2\n",
+		"\0[profile]\nenv = HOME=/x\nkeep_env = http_proxy\n",
+		"\0[policy]\nallow_groups =\nnetwork_groups = *, x\n",
+		"\0[ceilings]\nmax_nproc = 0\nmax_memory = 99999999999999999999\n",
+		/* policy */
+		"\1",
+		"\1[policy]\nrequire =\n",
+		"\1[profile]\n",
+		/* profile */
+		"\2[profile]\nnetwork = yes\nbackend = floor\n",
+		"\2[ceilings]\n",
+		"\2[profile]\nmemory 1G\n",
+	};
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		snprintf(name, sizeof(name), "file-%02zu", i);
+		/* The kind byte may be NUL: strlen from the text after it. */
+		write_file("policy", name, texts[i], 1 + strlen(texts[i] + 1));
+	}
+	/* A NUL inside a line. */
+	write_file("policy", "nul-in-line", "\2[profile]\ncpu = 1\0s\n", 21);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -356,5 +432,6 @@ main(int argc, char **argv)
 	wire_seeds();
 	intake_seeds();
 	parse_seeds();
+	policy_seeds();
 	return 0;
 }
