@@ -74,10 +74,12 @@ class Env:
         os.chmod(self.root, 0o755)
         self.bin = os.path.join(self.root, "bin")
         self.home = os.path.join(self.root, "home")
-        self.run = os.path.join(self.root, "run")
         os.mkdir(self.bin, 0o755)
-        for d in (self.home, self.run):
-            os.mkdir(d, 0o700)
+        os.mkdir(self.home, 0o700)
+        # The workdirs go where a login session's would: XDG_RUNTIME_DIR
+        # is a tmpfs (/run/user/UID); /dev/shm stands in for it.
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else self.root
+        self.run = tempfile.mkdtemp(prefix="cordon-bench-run-", dir=shm)
         # Real ELF files: cordon links libcordon statically (noinst), the
         # helper and the payload have no libtool wrapper.
         for name, src in (("cordon", "cordon"), ("cordon-helper",
@@ -135,7 +137,8 @@ class Env:
                               **kw)
 
     def cleanup(self):
-        subprocess.run(["rm", "-rf", "--one-file-system", self.root])
+        for d in (self.root, self.run):
+            subprocess.run(["rm", "-rf", "--one-file-system", d])
 
 
 def fmt_ms(s):
@@ -468,8 +471,12 @@ def bench_teardown(e, rows, notes):
         notes.append("teardown: no result record (%s)" %
                      r.stderr.decode(errors="replace").strip())
         return
-    # The same tree, made by the same payload, removed by rm -rf.
-    d = e.mkdir("rmtree")
+    # The same tree, made by the same payload on the same file system (the
+    # runtime dir, where the workdirs are), removed by rm -rf.
+    d = os.path.join(e.run, "rmtree")
+    os.mkdir(d)
+    if e.drop:
+        os.chown(d, e.uid, e.gid)
     e.call([e.payload, "files", n], cwd=d, check=True)
     t0 = time.perf_counter()
     e.call(["rm", "-rf", d], check=True)
