@@ -212,17 +212,25 @@ def bench_spawn(e, rows, notes):
             notes.append("%s not installed (apt-get install %s)" % (peer, pkg))
     hf = shutil.which("hyperfine")
     if hf:
+        # Rounds of every command in turn, so a machine whose load drifts
+        # during the run weighs on all rows alike; hyperfine itself runs
+        # unprivileged, so the drop is not timed.
+        rounds, times = 4, {name: [] for name, _, _ in cmds}
         out = e.path("home", "spawn.json")
-        # hyperfine itself runs unprivileged, so the drop is not timed.
-        argv = [hf, "-N", "--warmup", "5", "--runs", str(SPAWN_RUNS),
-                "--export-json", out, "--style", "none"]
-        for name, _, a in cmds:
-            argv += ["-n", name, " ".join(a)]
-        e.call(argv, check=True, stdout=subprocess.DEVNULL)
-        with open(out) as f:
-            res = json.load(f)["results"]
-        med = {r["command"]: statistics.median(r["times"]) for r in res}
-        how = "hyperfine -N, %d runs each after 5 warm-ups" % SPAWN_RUNS
+        for _ in range(rounds):
+            argv = [hf, "-N", "--warmup", "3", "--runs",
+                    str(SPAWN_RUNS // rounds), "--export-json", out,
+                    "--style", "none"]
+            for name, _, a in cmds:
+                argv += ["-n", name, " ".join(a)]
+            e.call(argv, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+            with open(out) as f:
+                for r in json.load(f)["results"]:
+                    times[r["command"]] += r["times"]
+        med = {k: statistics.median(v) for k, v in times.items()}
+        how = ("hyperfine -N, %d runs each in %d interleaved rounds"
+               % (SPAWN_RUNS // rounds * rounds, rounds))
     else:
         notes.append("hyperfine not installed (apt-get install hyperfine): "
                      "timed with a fork/exec loop, which adds its own cost")
