@@ -7,6 +7,7 @@
  *           daemon PIDFILE | writepid FILE S | plant DIR | env | fds | cwd
  *           connect IP PORT | uconnect NAME | selfserve | forkbomb | killall
  *           scopekill VICTIM | daemonpid | udpsend IP PORT
+ *           files N (N empty files in cwd, 1,000 per directory)
  */
 #include "config.h"
 
@@ -386,6 +387,22 @@ main(int argc, char **argv)
 				printf("%s\n", e->d_name);
 		if (d != NULL)
 			closedir(d);
+		return 0;
+	}
+	if (strcmp(mode, "files") == 0 && argc == 3) {
+		char name[64];
+		long n = atol(argv[2]), i;
+		int fd;
+
+		for (i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "d%ld", i / 1000);
+			if (i % 1000 == 0 && mkdir(name, 0755) < 0)
+				return 2;
+			snprintf(name, sizeof(name), "d%ld/f%ld", i / 1000, i);
+			if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+				return 2;
+			close(fd);
+		}
 		return 0;
 	}
 	if (strcmp(mode, "cwd") == 0) {
