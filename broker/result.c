@@ -139,6 +139,19 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 	}
 	cordon_json_obj_end(j);
 
+	/* Who enforces each applied resource cap: the kernel or our monitor. */
+	cordon_json_key(j, "enforcement");
+	cordon_json_obj_begin(j);
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		if (caps[i] != CORDON_CAP_MEMORY && caps[i] != CORDON_CAP_NPROC)
+			continue;
+		cordon_json_key(j, cordon_cap_name(caps[i]));
+		cordon_json_str(j, (r->applied & (1U << caps[i])) == 0 ? NULL :
+		    (r->kernel_enforced & (1U << caps[i])) != 0 ? "cgroup" :
+		    "monitor");
+	}
+	cordon_json_obj_end(j);
+
 	cordon_json_key(j, "workdir_removed");
 	if (r->workdir_removed < 0)
 		cordon_json_null(j);

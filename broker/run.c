@@ -188,9 +188,10 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 int
 cordon_start_helper(const char *path, pid_t *pid, int *sock)
 {
-	char *henv[4] = { NULL, NULL, NULL, NULL };
+	char *henv[5] = { NULL, NULL, NULL, NULL, NULL };
 	char *const hargv[] = { "cordon-helper", NULL };
-	int sv[2];
+	char **e;
+	int sv[2], n = 0;
 #ifdef CORDON_SANITIZERS
 	size_t i, k = 0;
 
@@ -200,6 +201,15 @@ cordon_start_helper(const char *path, pid_t *pid, int *sock)
 		    strncmp(environ[i], "LSAN_OPTIONS=", 13) == 0)
 			henv[k++] = environ[i];
 #endif
+	/*
+	 * Tests only: the cgroup a non-setuid helper puts its runs under
+	 * (a setuid helper ignores it: the system's choice stands).
+	 */
+	while (henv[n] != NULL)
+		n++;
+	for (e = environ; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, "CORDON_CGROUP_PARENT=", 21) == 0)
+			henv[n] = *e;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -CORDON_E_HELPER;
@@ -313,6 +323,7 @@ apply_event(struct cordon_trace *t, struct cordon_result *r,
 	case CORDON_MSG_BACKEND:
 		r->backend = (enum cordon_backend_id)m->u.backend.backend;
 		r->applied = m->u.backend.applied;
+		r->kernel_enforced = m->u.backend.kernel;
 		free(r->backend_reason);
 		r->backend_reason = strdup(m->u.backend.reason);
 		pending_add(p, "backend", xfmt("%s (%s)",

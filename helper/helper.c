@@ -98,6 +98,7 @@ cleanup(void)
 			    "processes of the run survived SIGKILL");
 		}
 	}
+	cgroup_remove();
 	if (st.have_workdir) {
 		st.have_workdir = false;
 		if (workdir_remove(&st.wd, err, sizeof(err)) < 0)
@@ -207,7 +208,8 @@ gc(const struct request *req, bool report)
 		return;
 	if (n < 0)
 		send_teardown(false, err);
-	else if (fmt(msg, sizeof(msg), "reclaimed %d workdir(s)", n))
+	else if (fmt(msg, sizeof(msg), "reclaimed %d workdir(s), %d cgroup(s)",
+	    n, cgroup_gc()))
 		send_teardown(true, msg);
 }
 
@@ -229,6 +231,9 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	if (req->backend == CORDON_BACKEND_AUTO ||
 	    req->backend == CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, "/work");
+		/* The pids controller counts the init as well. */
+		if (cgroup_pids(req->limits.nproc + 1) < 0)
+			cgroup_remove();
 		ns_ok = ns_spawn(req, &st.wd, sp, err, errsz) == 0;
 	}
 	if (backend_decide(req->backend, ns_ok, err, &b, reason, reasonsz) < 0) {
@@ -237,6 +242,8 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	}
 	if (b == CORDON_BACKEND_FLOOR) {
 		spawn_set_home(req, st.wd.path);
+		if (cgroup_pids(req->limits.nproc) < 0)
+			cgroup_remove();
 		if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
 			return -1;
 	}
@@ -253,6 +260,10 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	m->type = CORDON_MSG_BACKEND;
 	m->u.backend.backend = (uint8_t)b;
 	m->u.backend.applied = applied;
+	/* Enforced by the kernel through the run's cgroup, not by polling. */
+	if (cgroup_active())
+		m->u.backend.kernel = applied &
+		    (1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NPROC);
 	m->u.backend.reason = reason;
 	return 0;
 }
@@ -337,6 +348,7 @@ main(int argc, char **argv)
 	    sizeof(err)) < 0)
 		die("%s", err);
 	st.have_workdir = true;
+	(void)cgroup_setup(&req, reason, sizeof(reason)); /* else: the monitor */
 
 	start = now_ns();
 	if (start_payload(&req, &sp, &m, reason, sizeof(reason), err,

@@ -171,6 +171,9 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		tree_reap(sp->pid, &done, &status);
 		if (stop)
 			break;
+		/* An OOM kill takes a linux-ns init too: type it first. */
+		if (done && cgroup_cap(req, res))
+			break;
 		if (done) {
 			/* Its last CPU use is in the reaped total, read below. */
 			/* linux-ns: the init passes the payload's status on. */
@@ -204,7 +207,7 @@ monitor_run(int sock, int sigfd, const struct request *req,
 				s.mem_bytes = tree_pss();
 			if (s.mem_bytes > res->max_mem)
 				res->max_mem = s.mem_bytes;
-			if (check_caps(req, &s, res))
+			if (cgroup_cap(req, res) || check_caps(req, &s, res))
 				break;
 			arm(tick, next_tick(req, &s, ncpu), false);
 		}
@@ -253,6 +256,7 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	}
 	if (res->max_mem < s.mem_bytes)
 		res->max_mem = s.mem_bytes;
+	cgroup_figures(res); /* exact where the kernel kept count */
 	close(tick);
 	close(wall);
 }

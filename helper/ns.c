@@ -673,7 +673,7 @@ ns_start(int flags, const struct ns_ids *ids, void (*fn)(void *), void *arg,
 		return -1;
 	}
 	/* A raw clone: fork semantics, with every namespace new. */
-	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+	pid = cgroup_clone((unsigned long long)flags);
 	if (pid < 0) {
 		(void)fmt(err, errsz, "user namespaces unavailable: %s from "
 		    "clone", strerrorname_np(errno) != NULL ?

@@ -56,6 +56,7 @@ probe_report(int sock, enum cordon_backend_id want)
 	char nserr[CORDON_MAX_TEXT_LEN] = "";
 	enum cordon_backend_id pick = CORDON_BACKEND_FLOOR;
 	bool per_ns = false, ns_ok;
+	int fd;
 
 	(void)fmt(v, sizeof(v), "%u%s", (unsigned)getuid(), getuid() == 0 ?
 	    " (root: the linux-ns payload runs as nobody)" : "");
@@ -71,6 +72,13 @@ probe_report(int sock, enum cordon_backend_id want)
 	fact(sock, "rlimit_nproc.per_namespace", !ns_ok ? "unknown" : per_ns ?
 	    "yes: --nproc is also a kernel limit" :
 	    "no: --nproc is enforced by the monitor alone");
+
+	/* The same search a run makes (root may create the parent). */
+	if ((fd = cgroup_parent(reason, sizeof(reason))) >= 0)
+		close(fd);
+	(void)fmt(v, sizeof(v), fd >= 0 ? "yes: a cgroup per run below %s; "
+	    "memory and processes capped by the kernel" : "no: %s", reason);
+	fact(sock, "cgroup.runs", v);
 
 	memset(&m, 0, sizeof(m));
 	if (backend_decide(want, ns_ok, nserr, &pick, reason,
