@@ -130,6 +130,7 @@ while read -r cmdline; do
 	echo "    $(( $(date +%s) - b0 )) s, qemu exit $rc"
 	ended=$(grep -c "^CORDON-VM: END $n" "$log" || true)
 	[ "$ended" -eq 1 ] || echo "    the guest did not finish (hung, timed out after ${timeout_s} s, or crashed): see $log"
+	grep '^MEASURE: ' "$log" | sed "s/^/    /" || true
 	while read -r config user prog tcase env; do
 		r=$(grep "^CORDON-VM: $config $prog $tcase " "$log" | head -n 1 |
 			cut -d' ' -f5-)
