@@ -45,25 +45,19 @@ cg_write(int dirfd, const char *file, const char *v)
 	return r;
 }
 
-/* The value of "key N" in a flat-keyed file, or the file's single number. */
+/* key "\nname " of a flat-keyed file, or "\n": the file's one number. */
 static uint64_t
 cg_read(int dirfd, const char *file, const char *key)
 {
-	char buf[1024], *p = buf;
-	ssize_t n = -1;
-	size_t kl = key != NULL ? strlen(key) : 0;
+	char buf[1024] = "\n", *p;
 	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf + 1, sizeof(buf) - 2);
 
-	if (fd >= 0 && (n = read(fd, buf, sizeof(buf) - 1)) >= 0)
-		buf[n] = '\0';
 	if (fd >= 0)
 		close(fd);
-	if (n < 0)
-		return 0;
-	while (key != NULL && p != NULL && (strncmp(p, key, kl) != 0 ||
-	    p[kl] != ' '))
-		p = (p = strchr(p, '\n')) != NULL ? p + 1 : NULL;
-	return p == NULL ? 0 : strtoull(p + kl, NULL, 10);
+	buf[n < 0 ? 1 : n + 1] = '\0';
+	p = strstr(buf, key);
+	return p == NULL ? 0 : strtoull(p + strlen(key), NULL, 10);
 }
 
 /* Opens the parent of the runs' cgroups (its path in why); -1, why not. */
@@ -71,13 +65,18 @@ int
 cgroup_parent(char *why, size_t whysz)
 {
 	char path[CORDON_MAX_PATH_LEN] = CORDON_CGROUP_PARENT;
-	char line[CORDON_MAX_PATH_LEN] = "", *e = NULL;
+	char own[CORDON_MAX_PATH_LEN] = "", *e = NULL;
 	const char *over = getuid() == geteuid() ?
 	    getenv("CORDON_CGROUP_PARENT") : NULL;
 	struct statfs sf;
-	FILE *f;
-	int fd;
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
 
+	/* cgroup v2 alone lists one line, "0::/our/cgroup". */
+	if (fd >= 0 && read(fd, own, sizeof(own) - 1) > 4 &&
+	    strncmp(own, "0::/", 4) == 0 && (e = strrchr(own, '/')) != NULL)
+		*e = '\0';
+	if (fd >= 0)
+		close(fd);
 	if (statfs(CG_ROOT, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
 		(void)fmt(why, whysz, "%s is not a cgroup v2 hierarchy (a v1 "
 		    "or hybrid host)", CG_ROOT);
@@ -94,24 +93,14 @@ cgroup_parent(char *why, size_t whysz)
 			    strerror(errno));
 			return -1;
 		}
+	} else if (e == NULL || e == own + 3) {
+		(void)fmt(why, whysz, "the helper's cgroup has no parent below "
+		    "the root that could be delegated to it");
+		return -1;
 	} else {
-		/* Our own cgroup's parent, if it is below the root. */
-		if ((f = fopen("/proc/self/cgroup", "re")) != NULL) {
-			if (fgets(line, sizeof(line), f) == NULL)
-				line[0] = '\0';
-			fclose(f);
-		}
-		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, "0::/", 4) == 0)
-			e = strrchr(line, '/');
-		if (e == NULL || e == line + 3) {
-			(void)fmt(why, whysz, "the helper's cgroup has no parent "
-			    "below the root that could be delegated to it");
-			return -1;
-		}
-		*e = '\0';
-		(void)fmt(path, sizeof(path), "%s%s", CG_ROOT, line + 3);
+		(void)fmt(path, sizeof(path), "%s%s", CG_ROOT, own + 3);
 	}
+	/* Writable only where delegated: cgroupfs checks our uid here. */
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    cg_write(fd, "cgroup.subtree_control", "+memory +pids") < 0) {
 		(void)fmt(why, whysz, "cannot enable the memory and pids "
@@ -141,7 +130,7 @@ cgroup_setup(const struct request *req, char *why, size_t whysz)
 	    (cg_write(cg.fd, "memory.swap.max", "0") < 0 && errno != ENOENT) ||
 	    cg_write(cg.fd, "memory.oom.group", "1") < 0 ||
 	    faccessat(cg.fd, "cgroup.kill", W_OK, 0) < 0) {
-		if (cg.parent >= 0 && cg.name[0] != '\0')
+		if (cg.parent >= 0)
 			(void)fmt(why, whysz, "cannot set up the run's cgroup: "
 			    "%s", strerror(errno));
 		cgroup_remove();
@@ -150,19 +139,18 @@ cgroup_setup(const struct request *req, char *why, size_t whysz)
 	return true;
 }
 
-/* pids.max counts every task of the run, threads and a linux-ns init too. */
-int
+/*
+ * pids.max counts tasks: threads, and a linux-ns init.  Without it (or
+ * with no nproc cap) no cgroup: a run's processes would go uncounted.
+ */
+bool
 cgroup_pids(uint64_t max)
 {
 	char v[32];
 
-	return cg.fd < 0 || max == 0 ? 0 : fmt(v, sizeof(v), "%llu",
-	    (unsigned long long)max) ? cg_write(cg.fd, "pids.max", v) : -1;
-}
-
-bool
-cgroup_active(void)
-{
+	if (cg.fd >= 0 && (!fmt(v, sizeof(v), "%llu", (unsigned long long)max) ||
+	    cg_write(cg.fd, "pids.max", max == 0 ? "max" : v) < 0))
+		cgroup_remove();
 	return cg.fd >= 0;
 }
 
@@ -183,19 +171,17 @@ cgroup_clone(unsigned long long flags)
 /*
  * The kernel's evidence, typed: an OOM kill in the run's cgroup is the
  * memory cap; a fork the pids controller refused is the process cap (the
- * tree tried to go past it, as the monitor would have seen).
+ * tree tried to go past it; the monitor kills it for that, as it would).
  */
 bool
 cgroup_cap(const struct request *req, struct monitor_result *res)
 {
-	if (cg.fd < 0)
-		return false;
-	if (cg_read(cg.fd, "memory.events", "oom_kill") > 0) {
+	if (cg.fd >= 0 && cg_read(cg.fd, "memory.events", "\noom_kill ") > 0) {
 		res->cap = CORDON_CAP_MEMORY;
-		res->cap_observed = cg_read(cg.fd, "memory.peak", NULL);
+		res->cap_observed = cg_read(cg.fd, "memory.peak", "\n");
 		res->cap_limit = req->limits.memory_bytes;
-	} else if (req->limits.nproc != 0 &&
-	    cg_read(cg.fd, "pids.events", "max") > 0) {
+	} else if (cg.fd >= 0 && req->limits.nproc != 0 &&
+	    cg_read(cg.fd, "pids.events", "\nmax ") > 0) {
 		res->cap = CORDON_CAP_NPROC;
 		res->cap_observed = req->limits.nproc + 1; /* the refused one */
 		res->cap_limit = req->limits.nproc;
@@ -210,12 +196,12 @@ cgroup_cap(const struct request *req, struct monitor_result *res)
 void
 cgroup_figures(struct monitor_result *res)
 {
-	uint64_t cpu = cg.fd < 0 ? 0 : cg_read(cg.fd, "cpu.stat", "usage_usec");
+	uint64_t cpu = cg.fd < 0 ? 0 : cg_read(cg.fd, "cpu.stat",
+	    "\nusage_usec ") * 1000, peak = cg.fd < 0 ? 0 :
+	    cg_read(cg.fd, "memory.peak", "\n"); /* kernel >= 5.19 */
 
-	if (cpu * 1000 > res->cpu_ns)
-		res->cpu_ns = cpu * 1000;
-	if (cg.fd >= 0 && faccessat(cg.fd, "memory.peak", R_OK, 0) == 0)
-		res->max_mem = cg_read(cg.fd, "memory.peak", NULL);
+	res->cpu_ns = cpu > res->cpu_ns ? cpu : res->cpu_ns;
+	res->max_mem = peak > 0 ? peak : res->max_mem;
 }
 
 /* cgroup.kill, then wait (10 s at most) for "populated 0". */
@@ -223,16 +209,16 @@ static int
 kill_wait(int fd)
 {
 	struct pollfd p = { -1, POLLPRI, 0 };
-	int i;
+	int i = 0;
 
 	if (cg_write(fd, "cgroup.kill", "1") < 0)
 		return -1;
 	p.fd = openat(fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-	for (i = 0; i < 100 && cg_read(fd, "cgroup.events", "populated"); i++)
-		(void)poll(&p, 1, 100);
+	while (cg_read(fd, "cgroup.events", "\npopulated ") != 0 && i++ < 100)
+		(void)poll(&p, 1, 100); /* a change wakes it: POLLPRI */
 	if (p.fd >= 0)
 		close(p.fd);
-	return i < 100 ? 0 : -1;
+	return i <= 100 ? 0 : -1;
 }
 
 void
@@ -245,36 +231,33 @@ cgroup_kill(void)
 void
 cgroup_remove(void)
 {
-	if (cg.fd >= 0) {
-		(void)kill_wait(cg.fd);
+	cgroup_kill();
+	if (cg.fd >= 0)
 		close(cg.fd);
-	}
 	if (cg.parent >= 0) {
-		if (cg.name[0] != '\0')
-			(void)unlinkat(cg.parent, cg.name, AT_REMOVEDIR);
+		(void)unlinkat(cg.parent, cg.name, AT_REMOVEDIR);
 		close(cg.parent);
 	}
 	cg.fd = cg.parent = -1;
-	cg.name[0] = '\0';
 }
 
 /* Removes per-run cgroups whose helper is gone (their flock is free). */
 int
 cgroup_gc(void)
 {
-	char why[CORDON_MAX_TEXT_LEN];
-	int parent = cgroup_parent(why, sizeof(why)), n = 0, fd;
-	DIR *d = parent < 0 ? NULL : fdopendir(dup(parent));
+	char dir[CORDON_MAX_TEXT_LEN];
+	int parent = cgroup_parent(dir, sizeof(dir)), n = 0, fd;
+	DIR *d = parent < 0 ? NULL : opendir(dir);
 	struct dirent *e;
 
 	while (d != NULL && (e = readdir(d)) != NULL) {
-		if (strncmp(e->d_name, "cordon-", 7) != 0 || (fd = openat(parent,
-		    e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && kill_wait(fd) == 0 &&
-		    unlinkat(parent, e->d_name, AT_REMOVEDIR) == 0)
-			n++;
-		close(fd);
+		fd = strncmp(e->d_name, "cordon-", 7) != 0 ? -1 :
+		    openat(parent, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		n += fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    kill_wait(fd) == 0 &&
+		    unlinkat(parent, e->d_name, AT_REMOVEDIR) == 0;
+		if (fd >= 0)
+			close(fd);
 	}
 	if (d != NULL)
 		closedir(d);

@@ -225,15 +225,14 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
     char *reason, size_t reasonsz, char *err, size_t errsz)
 {
 	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
-	bool ns_ok = false;
+	bool ns_ok = false, cg = false;
 	uint32_t applied;
 
 	if (req->backend == CORDON_BACKEND_AUTO ||
 	    req->backend == CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, "/work");
 		/* The pids controller counts the init as well. */
-		if (cgroup_pids(req->limits.nproc + 1) < 0)
-			cgroup_remove();
+		cg = cgroup_pids(req->limits.nproc + (req->limits.nproc != 0));
 		ns_ok = ns_spawn(req, &st.wd, sp, err, errsz) == 0;
 	}
 	if (backend_decide(req->backend, ns_ok, err, &b, reason, reasonsz) < 0) {
@@ -242,8 +241,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	}
 	if (b == CORDON_BACKEND_FLOOR) {
 		spawn_set_home(req, st.wd.path);
-		if (cgroup_pids(req->limits.nproc) < 0)
-			cgroup_remove();
+		cg = cgroup_pids(req->limits.nproc);
 		if (floor_spawn(req, &st.wd, sp, err, errsz) < 0)
 			return -1;
 	}
@@ -261,7 +259,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	m->u.backend.backend = (uint8_t)b;
 	m->u.backend.applied = applied;
 	/* Enforced by the kernel through the run's cgroup, not by polling. */
-	if (cgroup_active())
+	if (cg)
 		m->u.backend.kernel = applied &
 		    (1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NPROC);
 	m->u.backend.reason = reason;

@@ -166,8 +166,8 @@ struct monitor_result;
 int cgroup_parent(char *why, size_t whysz);
 /* Creates and configures the run's cgroup; false (and why) if none. */
 bool cgroup_setup(const struct request *req, char *why, size_t whysz);
-bool cgroup_active(void);
-int cgroup_pids(uint64_t max);
+/* Sets pids.max (0: none); false when the run has no cgroup (any more). */
+bool cgroup_pids(uint64_t max);
 /* fork() (flags 0) or a raw clone(flags), into the run's cgroup if any. */
 pid_t cgroup_clone(unsigned long long flags);
 /* Types the kernel's evidence of a memory or process cap into res. */
