@@ -30,8 +30,8 @@
 #define CG_ROOT "/sys/fs/cgroup"
 #define CLONE_INTO_CGROUP_ 0x200000000ULL
 
-static struct { int parent, fd; char name[CORDON_RUN_ID_LEN + 8]; }
-    cg = { -1, -1, "" };
+static struct { int parent, fd, ev; char name[CORDON_RUN_ID_LEN + 8]; }
+    cg = { -1, -1, -1, "" };
 
 static int
 cg_write(int dirfd, const char *file, const char *v)
@@ -86,6 +86,8 @@ cgroup_parent(char *why, size_t whysz)
 		(void)fmt(path, sizeof(path), "%s", over);
 	} else if (geteuid() == 0) {
 		/* Ours to make, with the controllers for every child of root. */
+		(void)cg_write(AT_FDCWD, CG_ROOT "/cgroup.subtree_control",
+		    "+cpu");
 		if ((mkdir(path, 0755) < 0 && errno != EEXIST) ||
 		    cg_write(AT_FDCWD, CG_ROOT "/cgroup.subtree_control",
 		    "+memory +pids") < 0) {
@@ -110,6 +112,11 @@ cgroup_parent(char *why, size_t whysz)
 			close(fd);
 		return -1;
 	}
+	/*
+	 * Where it can, the cpu controller too: a run then shares the CPU
+	 * as one group, and cannot starve its monitor with a fork bomb.
+	 */
+	(void)cg_write(fd, "cgroup.subtree_control", "+cpu");
 	(void)fmt(why, whysz, "%s", path);
 	return fd;
 }
@@ -152,6 +159,15 @@ cgroup_pids(uint64_t max)
 	    cg_write(cg.fd, "pids.max", max == 0 ? "max" : v) < 0))
 		cgroup_remove();
 	return cg.fd >= 0;
+}
+
+/* pids.events, which poll() reports (POLLPRI) when a fork is refused. */
+int
+cgroup_events_fd(void)
+{
+	if (cg.fd >= 0 && cg.ev < 0)
+		cg.ev = openat(cg.fd, "pids.events", O_RDONLY | O_CLOEXEC);
+	return cg.fd >= 0 ? cg.ev : -1;
 }
 
 /* fork(), or a raw clone with flags; straight into the run's cgroup. */
@@ -234,11 +250,13 @@ cgroup_remove(void)
 	cgroup_kill();
 	if (cg.fd >= 0)
 		close(cg.fd);
+	if (cg.ev >= 0)
+		close(cg.ev);
 	if (cg.parent >= 0) {
 		(void)unlinkat(cg.parent, cg.name, AT_REMOVEDIR);
 		close(cg.parent);
 	}
-	cg.fd = cg.parent = -1;
+	cg.fd = cg.parent = cg.ev = -1;
 }
 
 /* Removes per-run cgroups whose helper is gone (their flock is free). */

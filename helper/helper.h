@@ -168,6 +168,7 @@ int cgroup_parent(char *why, size_t whysz);
 bool cgroup_setup(const struct request *req, char *why, size_t whysz);
 /* Sets pids.max (0: none); false when the run has no cgroup (any more). */
 bool cgroup_pids(uint64_t max);
+int cgroup_events_fd(void);
 /* fork() (flags 0) or a raw clone(flags), into the run's cgroup if any. */
 pid_t cgroup_clone(unsigned long long flags);
 /* Types the kernel's evidence of a memory or process cap into res. */

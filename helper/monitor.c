@@ -29,7 +29,7 @@
 #define TICK_MAX_NS 100000000ULL    /* 100 ms */
 #define MEM_RATE_BYTES_PER_NS 4ULL  /* ~4 GiB/s, a fast allocator */
 
-enum { PFD_SOCK, PFD_SIG, PFD_TICK, PFD_WALL, PFD_PIDFD, PFD_N };
+enum { PFD_SOCK, PFD_SIG, PFD_TICK, PFD_WALL, PFD_PIDFD, PFD_CG, PFD_N };
 
 static void
 arm(int tfd, uint64_t ns, bool absolute)
@@ -143,6 +143,8 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	pfd[PFD_TICK].fd = tick;
 	pfd[PFD_WALL].fd = wall;
 	pfd[PFD_PIDFD].fd = sp->pidfd; /* poll ignores a negative fd */
+	pfd[PFD_CG].fd = cgroup_events_fd();
+	pfd[PFD_CG].events = POLLPRI;
 
 	while (!stop) {
 		if (poll(pfd, PFD_N, -1) < 0) {
@@ -188,6 +190,12 @@ monitor_run(int sock, int sigfd, const struct request *req,
 			}
 			break;
 		}
+		/* A fork refused at pids.max: the kernel's word, at once. */
+		if (pfd[PFD_CG].revents != 0) {
+			if (cgroup_cap(req, res))
+				break;
+			pfd[PFD_CG].fd = -1; /* not again: the tick reads it */
+		}
 		if (pfd[PFD_WALL].revents & POLLIN) {
 			set_cap(res, CORDON_CAP_WALL, now_ns() - start_ns,
 			    req->limits.wall_ns);
@@ -195,6 +203,9 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		}
 		if (pfd[PFD_TICK].revents & POLLIN) {
 			(void)!read(tick, &expirations, sizeof(expirations));
+			/* Two small reads: first, before a walk a busy tree slows. */
+			if (cgroup_cap(req, res))
+				break;
 			if (tree_sample(&s, sp->status_fd >= 0) < 0) {
 				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 				(void)fmt(res->error, sizeof(res->error),
@@ -207,7 +218,7 @@ monitor_run(int sock, int sigfd, const struct request *req,
 				s.mem_bytes = tree_pss();
 			if (s.mem_bytes > res->max_mem)
 				res->max_mem = s.mem_bytes;
-			if (cgroup_cap(req, res) || check_caps(req, &s, res))
+			if (check_caps(req, &s, res))
 				break;
 			arm(tick, next_tick(req, &s, ncpu), false);
 		}

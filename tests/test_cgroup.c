@@ -161,9 +161,14 @@ START_TEST(fork_bomb)
 {
 	bool cg = cgroups_here();
 	struct cmd c;
+	char *wall;
 
 	ck_assert_int_eq(crun(&c, "256M", "16", "forkbomb", NULL), 124);
 	ck_assert_msg(json_is(c.out, "cap", "processes"), "%s", c.out);
+	wall = json_get(c.out, "wall_seconds");
+	printf("MEASURE: fork bomb, --nproc 16, enforced by %s: ended after "
+	    "%s s\n", cg ? "cgroup" : "monitor", wall);
+	free(wall);
 	assert_enforced(c.out, "processes", cg);
 	ck_assert_int_eq(leftovers(), 0);
 	ck_assert_int_eq(still_running("forkbomb"), 0); /* cgroup.kill took all */

@@ -15,15 +15,18 @@
 # killed after CORDON_VM_TIMEOUT seconds (300) and fails its lines.
 #
 # Environment: CORDON_VM_CACHE (kernel cache, default ~/.cache/cordon-vm),
-# CORDON_VM_TIMEOUT, CORDON_VM_ONLY (a config name: run only that one).
+# CORDON_VM_TIMEOUT, CORDON_VM_ONLY (a config name: run only that one),
+# CORDON_VM_MATRIX (another matrix file).
 # Exit: 0 all passed, 1 a failure, 77 a tool is missing (skipped, loudly).
 set -eu
 builddir=$(cd "$1" && pwd)
 srcdir=$(cd "$2" && pwd)
 cache=${CORDON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cordon-vm}
 timeout_s=${CORDON_VM_TIMEOUT:-300}
-matrix=$srcdir/tests/vm/matrix
-progs="cordon cordon-helper tests/payload tests/test_cgroup tests/test_vm"
+matrix=${CORDON_VM_MATRIX:-$srcdir/tests/vm/matrix}
+# Our programs, and every test program the matrix names.
+progs="cordon cordon-helper tests/payload $(grep -v '^[[:space:]]*\(#\|$\)' \
+	"$matrix" | awk '{print "tests/" $4}' | sort -u | tr '\n' ' ')"
 
 skip() { echo "SKIP: $*"; exit 77; }
 for t in qemu-system-x86_64 busybox dpkg-deb apt-get ldd timeout; do
