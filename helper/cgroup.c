@@ -136,7 +136,7 @@ cgroup_setup(const struct request *req, char *why, size_t whysz)
 	    cg_write(cg.fd, "memory.max", v) < 0 ||
 	    (cg_write(cg.fd, "memory.swap.max", "0") < 0 && errno != ENOENT) ||
 	    cg_write(cg.fd, "memory.oom.group", "1") < 0 ||
-	    faccessat(cg.fd, "cgroup.kill", W_OK, 0) < 0) {
+	    (cg.ev = openat(cg.fd, "pids.events", O_RDONLY | O_CLOEXEC)) < 0) {
 		if (cg.parent >= 0)
 			(void)fmt(why, whysz, "cannot set up the run's cgroup: "
 			    "%s", strerror(errno));
@@ -165,9 +165,7 @@ cgroup_pids(uint64_t max)
 int
 cgroup_events_fd(void)
 {
-	if (cg.fd >= 0 && cg.ev < 0)
-		cg.ev = openat(cg.fd, "pids.events", O_RDONLY | O_CLOEXEC);
-	return cg.fd >= 0 ? cg.ev : -1;
+	return cg.ev;
 }
 
 /* fork(), or a raw clone with flags; straight into the run's cgroup. */
@@ -192,11 +190,11 @@ cgroup_clone(unsigned long long flags)
 bool
 cgroup_cap(const struct request *req, struct monitor_result *res)
 {
-	if (cg.fd >= 0 && cg_read(cg.fd, "memory.events", "\noom_kill ") > 0) {
+	if (cg_read(cg.fd, "memory.events", "\noom_kill ") > 0) {
 		res->cap = CORDON_CAP_MEMORY;
 		res->cap_observed = cg_read(cg.fd, "memory.peak", "\n");
 		res->cap_limit = req->limits.memory_bytes;
-	} else if (cg.fd >= 0 && req->limits.nproc != 0 &&
+	} else if (req->limits.nproc != 0 &&
 	    cg_read(cg.fd, "pids.events", "\nmax ") > 0) {
 		res->cap = CORDON_CAP_NPROC;
 		res->cap_observed = req->limits.nproc + 1; /* the refused one */
@@ -212,9 +210,8 @@ cgroup_cap(const struct request *req, struct monitor_result *res)
 void
 cgroup_figures(struct monitor_result *res)
 {
-	uint64_t cpu = cg.fd < 0 ? 0 : cg_read(cg.fd, "cpu.stat",
-	    "\nusage_usec ") * 1000, peak = cg.fd < 0 ? 0 :
-	    cg_read(cg.fd, "memory.peak", "\n"); /* kernel >= 5.19 */
+	uint64_t cpu = cg_read(cg.fd, "cpu.stat", "\nusage_usec ") * 1000;
+	uint64_t peak = cg_read(cg.fd, "memory.peak", "\n"); /* >= 5.19 */
 
 	res->cpu_ns = cpu > res->cpu_ns ? cpu : res->cpu_ns;
 	res->max_mem = peak > 0 ? peak : res->max_mem;
@@ -240,8 +237,7 @@ kill_wait(int fd)
 void
 cgroup_kill(void)
 {
-	if (cg.fd >= 0)
-		(void)kill_wait(cg.fd);
+	(void)kill_wait(cg.fd); /* no cgroup: fails at once */
 }
 
 void
