@@ -14,6 +14,16 @@
  * and processes; the monitor still samples as a backstop and types the
  * kernel's evidence (memory.events oom_kill, pids.events max).  Anything
  * missing: no cgroup, the monitor alone, and probe says why.
+ *
+ * Why this is safe: the helper acts here with its own ids only (the
+ * kernel checks the cgroup files' owners and the delegation rules on each
+ * write; a setuid helper ignores the override).  Paths come from the build,
+ * the kernel (/proc/self/cgroup) or the override, never the request; the
+ * run's name is its run id, hex checked by intake.c; files are opened
+ * relative to directory fds, without O_CREAT, so a parent that is no
+ * cgroup gets nothing written.  A linux-ns payload cannot reach cgroupfs
+ * (no /sys in its root); a floor payload of a delegated user could raise
+ * its own limits, which is why the monitor keeps sampling.
  */
 #include "config.h"
 

@@ -195,6 +195,38 @@ START_TEST(ordinary_run)
 }
 END_TEST
 
+/*
+ * A parent that is no cgroup (the test-only override, pointed at a plain
+ * directory): nothing is created or written there, the run falls back to
+ * the monitor, and probe names the reason.
+ */
+START_TEST(bogus_parent_falls_back)
+{
+	char env[400], *envv[] = { env, NULL }, *v, junk[400];
+	char *probe[] = { (char *)cordon_bin(), "probe", "--json", NULL };
+	char *run[] = { (char *)cordon_bin(), "run", "--json", S.trace_opt,
+	    S.base_opt, "--backend=floor", "--memory", "64M", "--",
+	    (char *)payload_bin(), "alloc", "200", NULL };
+	struct cmd c;
+
+	snprintf(env, sizeof(env), "CORDON_CGROUP_PARENT=%s", S.root);
+	ck_assert_int_eq(run_cmd(&c, probe, envv), 0);
+	v = json_get(c.out, "cgroup.runs");
+	ck_assert_msg(v != NULL && strncmp(v, "no: ", 4) == 0, "%s", v);
+	free(v);
+	cmd_free(&c);
+	ck_assert_int_eq(run_cmd(&c, run, envv), 124);
+	ck_assert(json_is(c.out, "cap", "memory"));
+	assert_enforced(c.out, "memory", false);
+	cmd_free(&c);
+	snprintf(junk, sizeof(junk), "%s/cgroup.subtree_control", S.root);
+	ck_assert_int_ne(access(junk, F_OK), 0);
+	snprintf(parent, sizeof(parent), "%s", S.root);
+	ck_assert_int_eq(leftovers(), 0);
+	parent[0] = '\0';
+}
+END_TEST
+
 /* A dead helper's cgroup (its flock is free) is reclaimed by cordon gc. */
 START_TEST(gc_reclaims)
 {
@@ -232,6 +264,7 @@ main(void)
 	tcase_add_test(tc, fork_bomb);
 	tcase_add_test(tc, ordinary_run);
 	tcase_add_test(tc, gc_reclaims);
+	tcase_add_test(tc, bogus_parent_falls_back);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
