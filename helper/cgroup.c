@@ -227,21 +227,33 @@ cgroup_figures(struct monitor_result *res)
 	res->max_mem = peak > 0 ? peak : res->max_mem;
 }
 
-/* cgroup.kill, then wait (10 s at most) for "populated 0". */
+/*
+ * cgroup.kill, then wait (10 s at most) for "populated 0".  Reading the
+ * open cgroup.events re-arms its POLLPRI, which the kernel raises when
+ * the last task is gone.
+ */
 static int
 kill_wait(int fd)
 {
 	struct pollfd p = { -1, POLLPRI, 0 };
-	int i = 0;
+	char b[256] = "";
+	ssize_t n = -1;
+	int i;
 
-	if (cg_write(fd, "cgroup.kill", "1") < 0)
-		return -1;
 	p.fd = openat(fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-	while (cg_read(fd, "cgroup.events", "\npopulated ") != 0 && i++ < 100)
-		(void)poll(&p, 1, 100); /* a change wakes it: POLLPRI */
+	for (i = 0; p.fd >= 0 && i < 100; i++) {
+		if (i == 0 && cg_write(fd, "cgroup.kill", "1") < 0)
+			break;
+		if ((n = pread(p.fd, b, sizeof(b) - 1, 0)) <= 0)
+			break;
+		b[n] = '\0';
+		if (strstr(b, "populated 0") != NULL)
+			break;
+		(void)poll(&p, 1, 100);
+	}
 	if (p.fd >= 0)
 		close(p.fd);
-	return i <= 100 ? 0 : -1;
+	return n > 0 && strstr(b, "populated 0") != NULL ? 0 : -1;
 }
 
 void

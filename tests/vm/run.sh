@@ -57,7 +57,8 @@ else
 			skip "apt-get download $pkg failed"
 		rm -rf "$cache/$pkg"
 		dpkg-deb -x "$cache/$pkg"_*.deb "$cache/$pkg"
-		rm -f "$cache/$pkg"_*.deb
+		# The initramfs needs no module: keep the kernel and its config.
+		rm -rf "$cache/$pkg"_*.deb "$cache/$pkg/lib" "$cache/$pkg/usr"
 		kernel=$(ls "$cache/$pkg"/boot/vmlinuz-* | head -n 1)
 	fi
 fi
