@@ -147,10 +147,7 @@ cgroup_setup(const struct request *req, char *why, size_t whysz)
 	    (cg_write(cg.fd, "memory.swap.max", "0") < 0 && errno != ENOENT) ||
 	    cg_write(cg.fd, "memory.oom.group", "1") < 0 ||
 	    (cg.ev = openat(cg.fd, "pids.events", O_RDONLY | O_CLOEXEC)) < 0) {
-		if (cg.parent >= 0)
-			(void)fmt(why, whysz, "cannot set up the run's cgroup: "
-			    "%s", strerror(errno));
-		cgroup_remove();
+		cgroup_remove(); /* the monitor alone; probe tells why */
 		return false;
 	}
 	return true;
