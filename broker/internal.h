@@ -62,6 +62,7 @@ struct cordon_result {
 	struct cordon_limits limits;      /* what was asked */
 	bool network;                     /* whether network was asked for */
 	uint32_t applied;                 /* bit (1 << cap) per applied cap */
+	uint32_t kernel_enforced;         /* of applied: by the run's cgroup */
 	int outcome;               /* enum cordon_outcome_id; 0 = unknown */
 	int exit_code;             /* -1 if none */
 	int signal;                /* 0 if none */

@@ -165,6 +165,18 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_obj_end(j);
 	}
 
+	/* Who enforces each applied resource cap: the kernel or our monitor. */
+	cordon_json_key(j, "enforcement");
+	cordon_json_obj_begin(j);
+	for (i = 0; i < 2; i++) {
+		cap = i == 0 ? CORDON_CAP_MEMORY : CORDON_CAP_NPROC;
+		cordon_json_key(j, cordon_cap_name(cap));
+		cordon_json_str(j, (r->applied & (1U << cap)) == 0 ? NULL :
+		    (r->kernel_enforced & (1U << cap)) != 0 ? "cgroup" :
+		    "monitor");
+	}
+	cordon_json_obj_end(j);
+
 	cordon_json_key(j, "workdir_removed");
 	if (r->workdir_removed < 0)
 		cordon_json_null(j);

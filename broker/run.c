@@ -248,7 +248,7 @@ int
 cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
     int errfd)
 {
-	char *henv[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
+	char *henv[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 	static char confdir[CORDON_MAX_PATH_LEN + 32];
 	char *const hargv[] = { "cordon-helper", NULL };
 	posix_spawn_file_actions_t fa;
@@ -262,15 +262,17 @@ cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
 			henv[k++] = environ[i];
 #endif
 	/*
-	 * The tests' "pretend an older Landlock" knob: it can only weaken
-	 * the caller's own run, whose result then says what was not
-	 * applied; a setuid helper ignores it (AT_SECURE).
+	 * The tests' knobs, each of which only a helper that is not setuid
+	 * honours: "pretend an older Landlock" (it can only weaken the
+	 * caller's own run, whose result then says what was not applied)
+	 * and the cgroup the runs go under (a setuid helper keeps the
+	 * system's choice).
 	 */
 	for (i = 0; environ != NULL && environ[i] != NULL; i++)
-		if (strncmp(environ[i], "CORDON_TEST_LANDLOCK_ABI=", 25) == 0) {
-			henv[k++] = environ[i];
-			break;
-		}
+		if (strncmp(environ[i], "CORDON_TEST_LANDLOCK_ABI=", 25) == 0 ||
+		    strncmp(environ[i], "CORDON_CGROUP_PARENT=", 21) == 0)
+			if (k < sizeof(henv) / sizeof(henv[0]) - 2)
+				henv[k++] = environ[i];
 
 	/* The test suite's configuration directory (policy.h), if honoured. */
 	if (strcmp(cordon_confdir(), CORDON_SYSCONFDIR) != 0 &&
@@ -418,6 +420,7 @@ apply_event(struct cordon_trace *t, struct cordon_result *r,
 	case CORDON_MSG_BACKEND:
 		r->backend = (enum cordon_backend_id)m->u.backend.backend;
 		r->applied = m->u.backend.applied;
+		r->kernel_enforced = m->u.backend.kernel;
 		free(r->backend_reason);
 		r->backend_reason = strdup(m->u.backend.reason);
 		pending_add(p, "backend", xfmt("%s (%s)",

@@ -368,7 +368,9 @@ bind_outcome(sqlite3_stmt *st, const struct cordon_result *r)
 		SQL_TRY(sqlite3_bind_int64(st, 1 + C_ENDED_MS, r->ended_ms));
 	SQL_TRY(bind_text(st, 1 + C_BACKEND, backend_or_null(r->backend)));
 	SQL_TRY(bind_text(st, 1 + C_BACKEND_REASON, r->backend_reason));
-	SQL_TRY(sqlite3_bind_int64(st, 1 + C_APPLIED, r->applied));
+	/* The cgroup-enforced caps ride in the upper half of applied. */
+	SQL_TRY(sqlite3_bind_int64(st, 1 + C_APPLIED, r->applied |
+	    (int64_t)r->kernel_enforced << 16));
 	SQL_TRY(bind_text(st, 1 + C_OUTCOME, outcome_or_null(r->outcome)));
 	SQL_TRY(sqlite3_bind_int(st, 1 + C_EXIT_CODE, r->exit_code));
 	SQL_TRY(sqlite3_bind_int(st, 1 + C_SIGNAL, r->signal));
@@ -891,7 +893,9 @@ row_to_result(sqlite3_stmt *st, struct cordon_result *r)
 	l->nofile = (uint64_t)sqlite3_column_int64(st, C_NOFILE_LIMIT);
 	l->nproc = (uint64_t)sqlite3_column_int64(st, C_NPROC_LIMIT);
 	r->network = sqlite3_column_int(st, C_NETWORK) != 0;
-	r->applied = (uint32_t)sqlite3_column_int64(st, C_APPLIED);
+	r->applied = (uint32_t)sqlite3_column_int64(st, C_APPLIED) & 0xffff;
+	r->kernel_enforced = (uint32_t)(sqlite3_column_int64(st, C_APPLIED) >>
+	    16) & 0xffff;
 	r->exit_code = sqlite3_column_int(st, C_EXIT_CODE);
 	r->signal = sqlite3_column_int(st, C_SIGNAL);
 	r->cpu_ns = (uint64_t)sqlite3_column_int64(st, C_CPU_NS);

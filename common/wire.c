@@ -107,6 +107,7 @@ cordon_msg_encode(const struct cordon_msg *m, struct cordon_buf *b)
 		TRY(cordon_buf_put_u8(b, m->u.backend.backend));
 		TRY(cordon_buf_put_u32(b, m->u.backend.applied));
 		TRY(cordon_buf_put_cstring(b, m->u.backend.reason));
+		TRY(cordon_buf_put_u32(b, m->u.backend.kernel));
 		break;
 	case CORDON_MSG_CREATED:
 		TRY(cordon_buf_put_cstring(b, m->u.created.workdir));
@@ -285,7 +286,9 @@ cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m)
 		TRY(cordon_buf_get_u32(&b, &m->u.backend.applied));
 		TRY(cordon_buf_get_cstring(&b, &m->u.backend.reason,
 		    CORDON_MAX_TEXT_LEN));
-		if (m->u.backend.backend == CORDON_BACKEND_AUTO ||
+		TRY(cordon_buf_get_u32(&b, &m->u.backend.kernel));
+		if ((m->u.backend.kernel & ~m->u.backend.applied) != 0 ||
+		    m->u.backend.backend == CORDON_BACKEND_AUTO ||
 		    m->u.backend.backend >= CORDON_BACKEND_MAX_ ||
 		    (m->u.backend.applied >> CORDON_CAP_MAX_) != 0 ||
 		    (m->u.backend.applied & 1U) != 0)

@@ -80,6 +80,7 @@ struct cordon_msg_backend {
 	uint8_t backend;           /* the backend that runs, never AUTO */
 	uint32_t applied;          /* bit (1 << cap) per applied cap */
 	char *reason;
+	uint32_t kernel;           /* of applied: enforced by a cgroup */
 };
 
 struct cordon_msg_created {

@@ -76,7 +76,7 @@ floor_spawn(const struct request *req, const struct workdir *wd,
 		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	sp->pid = fork();
+	sp->pid = cgroup_clone(0);
 	if (sp->pid < 0) {
 		(void)fmt(err, errsz, "fork: %s", strerror(errno));
 		close(pfd[0]);

@@ -164,6 +164,7 @@ cleanup(void)
 			    "processes of the run survived SIGKILL");
 		}
 	}
+	cgroup_remove();
 	if (st.have_workdir) {
 		st.have_workdir = false;
 		if (workdir_remove(&st.wd, err, sizeof(err)) < 0)
@@ -325,7 +326,8 @@ gc(const struct request *req, bool report)
 		return;
 	if (n < 0)
 		send_teardown(false, err);
-	else if (fmt(msg, sizeof(msg), "reclaimed %d workdir(s)", n))
+	else if (fmt(msg, sizeof(msg), "reclaimed %d workdir(s), %d cgroup(s)",
+	    n, cgroup_gc()))
 		send_teardown(true, msg);
 }
 
@@ -354,7 +356,8 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 {
 	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
 	struct landlock ll = { 0, -1, false };
-	bool ns_ok = false, network = (req->flags & CORDON_REQ_NETWORK) != 0;
+	bool ns_ok = false, cg = false;
+	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	char what[CORDON_MAX_TEXT_LEN];
 	uint32_t i;
 	int r;
@@ -362,6 +365,8 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	if (req->backend == CORDON_BACKEND_AUTO ||
 	    req->backend == CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, "/work");
+		/* The pids controller counts the init as well. */
+		cg = cgroup_pids(req->limits.nproc + (req->limits.nproc != 0));
 		ns_ok = ns_spawn(req, &st.wd, sp, err, errsz) == 0;
 	}
 	if (!ns_ok && req->backend != CORDON_BACKEND_FLOOR)
@@ -393,6 +398,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	}
 	if (b != CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, st.wd.path);
+		cg = cgroup_pids(req->limits.nproc);
 		r = floor_spawn(req, &st.wd, ll.ruleset >= 0 ? &ll : NULL, sp,
 		    err, errsz);
 		if (ll.ruleset >= 0)
@@ -404,6 +410,10 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	m->type = CORDON_MSG_BACKEND;
 	m->u.backend.backend = (uint8_t)b;
 	m->u.backend.applied = backend_applied(b, req, ll.abi);
+	/* Enforced by the kernel through the run's cgroup, not by polling. */
+	if (cg)
+		m->u.backend.kernel = m->u.backend.applied &
+		    (1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NPROC);
 	m->u.backend.reason = reason;
 	return 0;
 }
@@ -509,6 +519,7 @@ main(int argc, char **argv)
 		if (!wait_go())
 			die("the broker did not finish copying files in");
 	}
+	(void)cgroup_setup(&req, reason, sizeof(reason)); /* else: the monitor */
 
 	if (req.limits.output_bytes != 0)
 		output_pipes(true, saved, out);

@@ -223,6 +223,26 @@ int tree_kill(void);
 void tree_reap(pid_t payload, bool *payload_done, int *payload_status);
 uint64_t tree_reaped_cpu_ns(void);
 
+/* cgroup.c: a cgroup v2 per run, where the host delegates one to us. */
+struct monitor_result;
+/* Opens the parent of the runs' cgroups; -1 with the reason in why. */
+int cgroup_parent(char *why, size_t whysz);
+/* Creates and configures the run's cgroup; false (and why) if none. */
+bool cgroup_setup(const struct request *req, char *why, size_t whysz);
+/* Sets pids.max (0: none); false when the run has no cgroup (any more). */
+bool cgroup_pids(uint64_t max);
+int cgroup_events_fd(void);
+/* fork() (flags 0) or a raw clone(flags), into the run's cgroup if any. */
+pid_t cgroup_clone(unsigned long long flags);
+/* Types the kernel's evidence of a memory or process cap into res. */
+bool cgroup_cap(const struct request *req, struct monitor_result *res);
+void cgroup_figures(struct monitor_result *res);
+void cgroup_kill(void);
+/* Kills what is left, removes the run's cgroup; idempotent. */
+void cgroup_remove(void);
+/* Removes the cgroups of runs whose helper is gone; the count. */
+int cgroup_gc(void);
+
 /* monitor.c */
 struct monitor_result {
 	enum cordon_outcome_id outcome;

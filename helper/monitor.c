@@ -43,7 +43,7 @@
 #define DISK_EVERY_NS 100000000ULL /* 100 ms */
 
 enum { PFD_SOCK, PFD_SIG, PFD_TICK, PFD_WALL, PFD_PIDFD, PFD_OUT, PFD_ERR,
-	PFD_N };
+	PFD_CG, PFD_N };
 
 static void
 arm(int tfd, uint64_t ns, bool absolute)
@@ -202,6 +202,8 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	pfd[PFD_PIDFD].fd = sp->pidfd; /* poll ignores a negative fd */
 	pfd[PFD_OUT].fd = out[0];
 	pfd[PFD_ERR].fd = out[1];
+	pfd[PFD_CG].fd = cgroup_events_fd();
+	pfd[PFD_CG].events = POLLPRI;
 
 	while (!stop) {
 		if (poll(pfd, PFD_N, -1) < 0) {
@@ -241,6 +243,9 @@ monitor_run(int sock, int sigfd, const struct request *req,
 			    req->limits.output_bytes);
 			break;
 		}
+		/* An OOM kill takes a linux-ns init too: type it first. */
+		if (done && cgroup_cap(req, res))
+			break;
 		if (done) {
 			/* Its last CPU use is in the reaped total, read below. */
 			/* linux-ns: the init passes the payload's status on. */
@@ -255,6 +260,12 @@ monitor_run(int sock, int sigfd, const struct request *req,
 			}
 			break;
 		}
+		/* A fork refused at pids.max: the kernel's word, at once. */
+		if (pfd[PFD_CG].revents != 0) {
+			if (cgroup_cap(req, res))
+				break;
+			pfd[PFD_CG].fd = -1; /* not again: the tick reads it */
+		}
 		if (pfd[PFD_WALL].revents & POLLIN) {
 			set_cap(res, CORDON_CAP_WALL, now_ns() - start_ns,
 			    req->limits.wall_ns);
@@ -262,6 +273,9 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		}
 		if (pfd[PFD_TICK].revents & POLLIN) {
 			(void)!read(tick, &expirations, sizeof(expirations));
+			/* Two small reads: first, before a walk a busy tree slows. */
+			if (cgroup_cap(req, res))
+				break;
 			if (tree_sample(&s, sp->status_fd >= 0) < 0) {
 				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 				(void)fmt(res->error, sizeof(res->error),
@@ -356,6 +370,7 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	}
 	if (res->max_mem < s.mem_bytes)
 		res->max_mem = s.mem_bytes;
+	cgroup_figures(res); /* exact where the kernel kept count */
 	close(tick);
 	close(wall);
 }

@@ -734,16 +734,21 @@ ns_start(int flags, const struct ns_ids *ids, void (*fn)(void *), void *arg,
 		return -1;
 	}
 	/*
-	 * A raw clone: fork semantics, with every namespace new.  In setuid
-	 * mode no user namespace (root makes the others), and the only
-	 * moment the helper itself holds privilege.
+	 * A raw clone (into the run's cgroup where there is one): fork
+	 * semantics, with every namespace new.  In setuid mode no user
+	 * namespace (root makes the others), and the only moment the helper
+	 * itself holds privilege.
 	 */
 	if (ids->setuid)
 		flags &= ~CLONE_NEWUSER;
 	priv_raise();
-	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
-	if (pid != 0)
+	pid = cgroup_clone((unsigned long long)flags);
+	if (pid != 0) {
+		int saved = errno;
+
 		priv_drop();
+		errno = saved;
+	}
 	if (pid < 0) {
 		(void)fmt(err, errsz, "user namespaces unavailable: %s from "
 		    "clone", strerrorname_np(errno) != NULL ?

@@ -81,7 +81,8 @@ backend_applied(enum cordon_backend_id b, const struct request *req,
 	 */
 	if (b == CORDON_BACKEND_LINUX_NS)
 		applied |= 1U << CORDON_CAP_FILESYSTEM |
-		    1U << CORDON_CAP_SCOPING | (isolate ? 1U << CORDON_CAP_NETWORK : 0);
+		    1U << CORDON_CAP_SCOPING |
+		    (isolate ? 1U << CORDON_CAP_NETWORK : 0);
 	if (b == CORDON_BACKEND_LANDLOCK)
 		applied |= (abi >= 3 ? 1U << CORDON_CAP_FILESYSTEM : 0) |
 		    (abi >= 6 ? 1U << CORDON_CAP_SCOPING : 0) |
@@ -100,7 +101,7 @@ probe_report(int sock, enum cordon_backend_id want)
 	struct request all = { .limits.nproc = 1, .limits.output_bytes = 1,
 	    .limits.disk_bytes = 1 };
 	bool per_ns = false, ns_ok;
-	int abi;
+	int abi, fd;
 
 	(void)fmt(v, sizeof(v), "%u%s", (unsigned)getuid(), getuid() == 0 ?
 	    " (root: the linux-ns payload runs as nobody)" : "");
@@ -123,6 +124,13 @@ probe_report(int sock, enum cordon_backend_id want)
 	}
 	fact(sock, "landlock.backend", abi > 0 ? v : "no: the kernel offers "
 	    "no Landlock");
+
+	/* The same search a run makes (root may create the parent). */
+	if ((fd = cgroup_parent(reason, sizeof(reason))) >= 0)
+		close(fd);
+	(void)fmt(v, sizeof(v), fd >= 0 ? "yes: a cgroup per run below %s; "
+	    "memory and processes capped by the kernel" : "no: %s", reason);
+	fact(sock, "cgroup.runs", v);
 
 	memset(&m, 0, sizeof(m));
 	if (backend_decide(want, ns_ok, nserr, abi, &pick, reason,

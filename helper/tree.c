@@ -407,6 +407,7 @@ tree_kill(void)
 	siginfo_t info;
 	size_t i;
 
+	cgroup_kill(); /* atomic where the run has a cgroup; the walk reaps */
 	for (;;) {
 		/* A partial walk still kills what it found; the loop repeats. */
 		(void)walk(&l, NULL);

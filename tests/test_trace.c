@@ -148,6 +148,7 @@ sample_finish(struct cordon_result *r)
 	r->backend_reason = "landlock: ABI 0 \xc3\xa9 (kernel too old)";
 	r->applied = (1U << CORDON_CAP_CPU) | (1U << CORDON_CAP_WALL) |
 	    (1U << CORDON_CAP_MEMORY);
+	r->kernel_enforced = 1U << CORDON_CAP_MEMORY; /* beside applied */
 	r->outcome = CORDON_OUTCOME_CAP_HIT;
 	r->exit_code = -1;
 	r->signal = 9;
@@ -198,6 +199,7 @@ assert_result_eq(const struct cordon_result *got,
 	ck_assert_uint_eq(got->limits.nproc, want->limits.nproc);
 	ck_assert_int_eq(got->network, want->network);
 	ck_assert_uint_eq(got->applied, want->applied);
+	ck_assert_uint_eq(got->kernel_enforced, want->kernel_enforced);
 	ck_assert_int_eq(got->outcome, want->outcome);
 	ck_assert_int_eq(got->exit_code, want->exit_code);
 	ck_assert_int_eq(got->signal, want->signal);

@@ -139,7 +139,7 @@ enum { RQ_FLAGS = 2, RQ_BACKEND, RQ_CPU, RQ_WALL, RQ_MEMORY, RQ_NOFILE,
 	RQ_BINDC, RQ_REQUIRE, RQ_ENV_EXPLICIT };
 enum { S_STR = 2 };                     /* ARG, ENV, GC, WORKDIR */
 enum { BI_SRC = 2, BI_DEST };
-enum { BK_BACKEND = 2, BK_APPLIED, BK_REASON };
+enum { BK_BACKEND = 2, BK_APPLIED, BK_REASON, BK_KERNEL };
 enum { CR_WORKDIR = 2, CR_PID };
 enum { CH_CAP = 2, CH_OBSERVED, CH_LIMIT };
 enum { EX_OUTCOME = 2, EX_CAP, EX_CODE, EX_SIGNAL, EX_CPU, EX_WALL, EX_RSS,
@@ -194,6 +194,7 @@ fields_of(const struct cordon_msg *m, struct field f[MAXF])
 		f[i++] = fu8(m->u.backend.backend);
 		f[i++] = fu32(m->u.backend.applied);
 		f[i++] = fstr(m->u.backend.reason);
+		f[i++] = fu32(m->u.backend.kernel);
 		break;
 	case CORDON_MSG_CREATED:
 		f[i++] = fstr(m->u.created.workdir);
@@ -354,6 +355,8 @@ sample(int i, struct cordon_msg *m)
 		/* Every real cap: bits 1..CORDON_CAP_MAX_-1. */
 		m->u.backend.applied = ((1U << CORDON_CAP_MAX_) - 1) & ~1U;
 		m->u.backend.reason = S("user namespaces available");
+		m->u.backend.kernel = 1U << CORDON_CAP_MEMORY |
+		    1U << CORDON_CAP_NPROC;
 		break;
 	case 12: /* nothing applied, NULL reason (sent as "") */
 		m->type = CORDON_MSG_BACKEND;
@@ -574,6 +577,7 @@ assert_msg_eq(int i, const struct cordon_msg *got, const struct cordon_msg *want
 		ck_assert_uint_eq(got->u.backend.backend, want->u.backend.backend);
 		ck_assert_uint_eq(got->u.backend.applied, want->u.backend.applied);
 		assert_str(i, "reason", got->u.backend.reason, want->u.backend.reason);
+		ck_assert_uint_eq(got->u.backend.kernel, want->u.backend.kernel);
 		break;
 	case CORDON_MSG_CREATED:
 		assert_str(i, "workdir", got->u.created.workdir,
@@ -1817,6 +1821,7 @@ START_TEST(t_backend_msg)
 	}
 
 	valid_fields(CORDON_MSG_BACKEND, f);
+	f[BK_KERNEL] = fu32(0);
 	for (i = 0; i < sizeof(bad_applied) / sizeof(bad_applied[0]); i++) {
 		f[BK_APPLIED] = fu32(bad_applied[i]);
 		EXPECT(f, -CORDON_E_RANGE);
@@ -1825,6 +1830,15 @@ START_TEST(t_backend_msg)
 		f[BK_APPLIED] = fu32(1U << c);
 		EXPECT(f, 0);
 	}
+
+	/* Enforced by a cgroup: only ever a cap that was applied. */
+	f[BK_APPLIED] = fu32(1U << CORDON_CAP_MEMORY);
+	f[BK_KERNEL] = fu32(1U << CORDON_CAP_MEMORY);
+	EXPECT(f, 0);
+	f[BK_KERNEL] = fu32(1U << CORDON_CAP_NPROC);
+	EXPECT(f, -CORDON_E_RANGE);
+	f[BK_KERNEL] = fu32(UINT32_MAX);
+	EXPECT(f, -CORDON_E_RANGE);
 }
 END_TEST
 

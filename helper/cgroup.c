@@ -1,0 +1,300 @@
+/*
+ * cgroup.c - a cgroup v2 of its own for each run, where the host gives us
+ * a writable subtree with the memory and pids controllers.
+ *
+ * The parent: for root, CORDON_CGROUP_PARENT (created if absent); for
+ * anyone else, the parent of the helper's own cgroup if it was delegated
+ * to us (systemd Delegate=yes: we may write its subtree_control and
+ * cgroup.procs).  A non-setuid helper takes the environment's
+ * CORDON_CGROUP_PARENT instead (tests only; the broker passes nothing else).
+ * The run's cgroup, "cordon-<run id>", gets memory.max, memory.swap.max 0,
+ * memory.oom.group 1 and pids.max, and is flock()ed while the run lives;
+ * the payload is cloned straight into it (CLONE_INTO_CGROUP), so nothing it
+ * does escapes the kernel's accounting.  The kernel then enforces memory
+ * and processes; the monitor still samples as a backstop and types the
+ * kernel's evidence (memory.events oom_kill, pids.events max).  Anything
+ * missing: no cgroup, the monitor alone, and probe says why.
+ *
+ * Why this is safe: the helper acts here with its own ids only (the
+ * kernel checks the cgroup files' owners and the delegation rules on each
+ * write; a setuid helper ignores the override).  Paths come from the build,
+ * the kernel (/proc/self/cgroup) or the override, never the request; the
+ * run's name is its run id, hex checked by intake.c; files are opened
+ * relative to directory fds, without O_CREAT, so a parent that is no
+ * cgroup gets nothing written.  A linux-ns payload cannot reach cgroupfs
+ * (no /sys in its root); a floor payload of a delegated user could raise
+ * its own limits, which is why the monitor keeps sampling.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <poll.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <linux/magic.h>
+
+#include "helper.h"
+
+#define CG_ROOT "/sys/fs/cgroup"
+#define CLONE_INTO_CGROUP_ 0x200000000ULL
+
+static struct { int parent, fd, ev; char name[CORDON_RUN_ID_LEN + 8]; }
+    cg = { -1, -1, -1, "" };
+
+static int
+cg_write(int dirfd, const char *file, const char *v)
+{
+	int fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, v, strlen(v)) == (ssize_t)strlen(v) ? 0 : -1;
+	close(fd);
+	return r;
+}
+
+/* key "\nname " of a flat-keyed file, or "\n": the file's one number. */
+static uint64_t
+cg_read(int dirfd, const char *file, const char *key)
+{
+	char buf[1024] = "\n", *p;
+	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf + 1, sizeof(buf) - 2);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n < 0 ? 1 : n + 1] = '\0';
+	p = strstr(buf, key);
+	return p == NULL ? 0 : strtoull(p + strlen(key), NULL, 10);
+}
+
+/* Opens the parent of the runs' cgroups (its path in why); -1, why not. */
+int
+cgroup_parent(char *why, size_t whysz)
+{
+	char path[CORDON_MAX_PATH_LEN] = CORDON_CGROUP_PARENT;
+	char own[CORDON_MAX_PATH_LEN] = "", *e = NULL;
+	const char *over = getuid() == geteuid() ?
+	    getenv("CORDON_CGROUP_PARENT") : NULL;
+	struct statfs sf;
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+
+	/* cgroup v2 alone lists one line, "0::/our/cgroup". */
+	if (fd >= 0 && read(fd, own, sizeof(own) - 1) > 4 &&
+	    strncmp(own, "0::/", 4) == 0 && (e = strrchr(own, '/')) != NULL)
+		*e = '\0';
+	if (fd >= 0)
+		close(fd);
+	if (statfs(CG_ROOT, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		(void)fmt(why, whysz, "%s is not a cgroup v2 hierarchy (a v1 "
+		    "or hybrid host)", CG_ROOT);
+		return -1;
+	}
+	if (over != NULL) {
+		(void)fmt(path, sizeof(path), "%s", over);
+	} else if (geteuid() == 0) {
+		/* Ours to make, with the controllers for every child of root. */
+		(void)cg_write(AT_FDCWD, CG_ROOT "/cgroup.subtree_control",
+		    "+cpu");
+		if ((mkdir(path, 0755) < 0 && errno != EEXIST) ||
+		    cg_write(AT_FDCWD, CG_ROOT "/cgroup.subtree_control",
+		    "+memory +pids") < 0) {
+			(void)fmt(why, whysz, "cannot set up %s: %s", path,
+			    strerror(errno));
+			return -1;
+		}
+	} else if (e == NULL || e == own + 3) {
+		(void)fmt(why, whysz, "the helper's cgroup has no parent below "
+		    "the root that could be delegated to it");
+		return -1;
+	} else {
+		(void)fmt(path, sizeof(path), "%s%s", CG_ROOT, own + 3);
+	}
+	/* Writable only where delegated: cgroupfs checks our uid here. */
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    cg_write(fd, "cgroup.subtree_control", "+memory +pids") < 0) {
+		(void)fmt(why, whysz, "cannot enable the memory and pids "
+		    "controllers for the children of %s (not delegated to uid "
+		    "%u?): %s", path, (unsigned)geteuid(), strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/*
+	 * Where it can, the cpu controller too: a run then shares the CPU
+	 * as one group, and cannot starve its monitor with a fork bomb.
+	 */
+	(void)cg_write(fd, "cgroup.subtree_control", "+cpu");
+	(void)fmt(why, whysz, "%s", path);
+	return fd;
+}
+
+bool
+cgroup_setup(const struct request *req, char *why, size_t whysz)
+{
+	char v[32];
+
+	if ((cg.parent = cgroup_parent(why, whysz)) < 0 ||
+	    !fmt(cg.name, sizeof(cg.name), "cordon-%s", req->run_id) ||
+	    mkdirat(cg.parent, cg.name, 0755) < 0 ||
+	    (cg.fd = openat(cg.parent, cg.name, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 || flock(cg.fd, LOCK_EX | LOCK_NB) < 0 ||
+	    !fmt(v, sizeof(v), "%llu",
+	    (unsigned long long)req->limits.memory_bytes) ||
+	    cg_write(cg.fd, "memory.max", v) < 0 ||
+	    (cg_write(cg.fd, "memory.swap.max", "0") < 0 && errno != ENOENT) ||
+	    cg_write(cg.fd, "memory.oom.group", "1") < 0 ||
+	    (cg.ev = openat(cg.fd, "pids.events", O_RDONLY | O_CLOEXEC)) < 0) {
+		cgroup_remove(); /* the monitor alone; probe tells why */
+		return false;
+	}
+	return true;
+}
+
+/*
+ * pids.max counts tasks: threads, and a linux-ns init.  Without it (or
+ * with no nproc cap) no cgroup: a run's processes would go uncounted.
+ */
+bool
+cgroup_pids(uint64_t max)
+{
+	char v[32];
+
+	if (cg.fd >= 0 && (!fmt(v, sizeof(v), "%llu", (unsigned long long)max) ||
+	    cg_write(cg.fd, "pids.max", max == 0 ? "max" : v) < 0))
+		cgroup_remove();
+	return cg.fd >= 0;
+}
+
+/* pids.events, which poll() reports (POLLPRI) when a fork is refused. */
+int
+cgroup_events_fd(void)
+{
+	return cg.ev;
+}
+
+/* fork(), or a raw clone with flags; straight into the run's cgroup. */
+pid_t
+cgroup_clone(unsigned long long flags)
+{
+	uint64_t a[11] = { flags, 0, 0, 0, SIGCHLD, 0, 0, 0, 0, 0, 0 };
+
+	if (cg.fd < 0)
+		return flags == 0 ? fork() : (pid_t)syscall(SYS_clone,
+		    flags | SIGCHLD, NULL, NULL, NULL, 0);
+	a[0] |= CLONE_INTO_CGROUP_;
+	a[10] = (uint64_t)cg.fd; /* struct clone_args, CLONE_ARGS_SIZE_VER2 */
+	return (pid_t)syscall(SYS_clone3, a, sizeof(a));
+}
+
+/*
+ * The kernel's evidence, typed: an OOM kill in the run's cgroup is the
+ * memory cap; a fork the pids controller refused is the process cap (the
+ * tree tried to go past it; the monitor kills it for that, as it would).
+ */
+bool
+cgroup_cap(const struct request *req, struct monitor_result *res)
+{
+	if (cg_read(cg.fd, "memory.events", "\noom_kill ") > 0) {
+		res->cap = CORDON_CAP_MEMORY;
+		res->cap_observed = cg_read(cg.fd, "memory.peak", "\n");
+		res->cap_limit = req->limits.memory_bytes;
+	} else if (req->limits.nproc != 0 &&
+	    cg_read(cg.fd, "pids.events", "\nmax ") > 0) {
+		res->cap = CORDON_CAP_NPROC;
+		res->cap_observed = req->limits.nproc + 1; /* the refused one */
+		res->cap_limit = req->limits.nproc;
+	} else {
+		return false;
+	}
+	res->outcome = CORDON_OUTCOME_CAP_HIT;
+	return true;
+}
+
+/* Exact figures: CPU of every task that ever ran, the memory high mark. */
+void
+cgroup_figures(struct monitor_result *res)
+{
+	uint64_t cpu = cg_read(cg.fd, "cpu.stat", "\nusage_usec ") * 1000;
+	uint64_t peak = cg_read(cg.fd, "memory.peak", "\n"); /* >= 5.19 */
+
+	res->cpu_ns = cpu > res->cpu_ns ? cpu : res->cpu_ns;
+	res->max_mem = peak > 0 ? peak : res->max_mem;
+}
+
+/*
+ * cgroup.kill, then wait (10 s at most) for "populated 0".  Reading the
+ * open cgroup.events re-arms its POLLPRI, which the kernel raises when
+ * the last task is gone.
+ */
+static int
+kill_wait(int fd)
+{
+	struct pollfd p = { -1, POLLPRI, 0 };
+	char b[256] = "";
+	ssize_t n = -1;
+	int i;
+
+	p.fd = openat(fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+	for (i = 0; p.fd >= 0 && i < 100; i++) {
+		if (i == 0 && cg_write(fd, "cgroup.kill", "1") < 0)
+			break;
+		if ((n = pread(p.fd, b, sizeof(b) - 1, 0)) <= 0)
+			break;
+		b[n] = '\0';
+		if (strstr(b, "populated 0") != NULL)
+			break;
+		(void)poll(&p, 1, 100);
+	}
+	if (p.fd >= 0)
+		close(p.fd);
+	return n > 0 && strstr(b, "populated 0") != NULL ? 0 : -1;
+}
+
+void
+cgroup_kill(void)
+{
+	(void)kill_wait(cg.fd); /* no cgroup: fails at once */
+}
+
+void
+cgroup_remove(void)
+{
+	cgroup_kill();
+	if (cg.fd >= 0)
+		close(cg.fd);
+	if (cg.ev >= 0)
+		close(cg.ev);
+	if (cg.parent >= 0) {
+		(void)unlinkat(cg.parent, cg.name, AT_REMOVEDIR);
+		close(cg.parent);
+	}
+	cg.fd = cg.parent = cg.ev = -1;
+}
+
+/* Removes per-run cgroups whose helper is gone (their flock is free). */
+int
+cgroup_gc(void)
+{
+	char dir[CORDON_MAX_TEXT_LEN];
+	int parent = cgroup_parent(dir, sizeof(dir)), n = 0, fd;
+	DIR *d = parent < 0 ? NULL : opendir(dir);
+	struct dirent *e;
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		fd = strncmp(e->d_name, "cordon-", 7) != 0 ? -1 :
+		    openat(parent, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		n += fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    kill_wait(fd) == 0 &&
+		    unlinkat(parent, e->d_name, AT_REMOVEDIR) == 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d != NULL)
+		closedir(d);
+	if (parent >= 0)
+		close(parent);
+	return n;
+}
