@@ -6,8 +6,8 @@
 # Boots Debian's own kernel (linux-image-amd64's dependency, fetched with
 # apt-get download and unpacked with dpkg-deb, installed nowhere) under
 # qemu-system-x86_64 with software emulation, into an initramfs holding
-# busybox, the freshly built cordon, cordon-helper, payload and test
-# programs and the shared libraries they need.  tests/vm/matrix lists the
+# busybox, the freshly built cordon, cordon-helper (and its setuid
+# build), payload and test programs and the shared libraries they need.  tests/vm/matrix lists the
 # configurations; lines with the same kernel command line share one boot.
 # Every line's result comes back on the serial console and is printed as
 #   PASS: vm/<config> <program> <tcase>   (or FAIL:, SKIP:)
@@ -24,8 +24,10 @@ srcdir=$(cd "$2" && pwd)
 cache=${CORDON_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cordon-vm}
 timeout_s=${CORDON_VM_TIMEOUT:-300}
 matrix=${CORDON_VM_MATRIX:-$srcdir/tests/vm/matrix}
-# Our programs, and every test program the matrix names.
-progs="cordon cordon-helper tests/payload $(grep -v '^[[:space:]]*\(#\|$\)' \
+# Our programs (with the setuid-capable helper build, which the
+# normal priv-mode none helper is not), and every test program the
+# matrix names.
+progs="cordon cordon-helper tests/cordon-helper-setuid tests/payload $(grep -v '^[[:space:]]*\(#\|$\)' \
 	"$matrix" | awk '{print "tests/" $4}' | sort -u | tr '\n' ' ')"
 
 skip() { echo "SKIP: $*"; exit 77; }
