@@ -48,35 +48,35 @@ struct cordon_config {
  * owned (cordon_result_clear frees them).
  */
 struct cordon_result {
-	char run_id[CORDON_RUN_ID_LEN + 1];
 	int64_t created_ms;        /* ms since the epoch */
 	int64_t ended_ms;          /* 0 while running */
 	char **argv;               /* argc strings, exactly as given */
 	size_t argc;
 	char *cwd;                 /* the invoker's cwd */
-	uint32_t uid;
 	char *user;
+	char *backend_reason;
+	uint64_t cpu_ns;
+	uint64_t wall_ns;
+	uint64_t max_rss;
+	char *workdir;
+	char *error;               /* sandbox error or exec failure text */
+	/* Who records the run: lets a later reconcile spot a killed broker. */
+	uint64_t broker_start;     /* its start time, /proc/PID/stat field 22 */
+	struct cordon_limits limits;      /* what was asked */
+	uint32_t uid;
 	enum cordon_backend_id backend_requested;
 	enum cordon_backend_id backend;   /* AUTO (0) until the helper says */
-	char *backend_reason;
-	struct cordon_limits limits;      /* what was asked */
-	bool network;                     /* whether network was asked for */
 	uint32_t applied;                 /* bit (1 << cap) per applied cap */
 	uint32_t kernel_enforced;         /* of applied: by the run's cgroup */
 	int outcome;               /* enum cordon_outcome_id; 0 = unknown */
 	int exit_code;             /* -1 if none */
 	int signal;                /* 0 if none */
 	int cap;                   /* enum cordon_cap_id */
-	uint64_t cpu_ns;
-	uint64_t wall_ns;
-	uint64_t max_rss;
 	int workdir_removed;       /* 1 yes, 0 no, -1 unknown */
-	char *workdir;
-	char *error;               /* sandbox error or exec failure text */
-	/* Who records the run: lets a later reconcile spot a killed broker. */
 	uint32_t broker_pid;
-	uint64_t broker_start;     /* its start time, /proc/PID/stat field 22 */
+	bool network;                     /* whether network was asked for */
 	bool files_failed;         /* a copy-out failed (exit status 125) */
+	char run_id[CORDON_RUN_ID_LEN + 1];
 };
 
 void cordon_result_clear(struct cordon_result *r);
