@@ -128,10 +128,8 @@ send_msg(const struct cordon_msg *m)
 static void
 send_error(int err, const char *text)
 {
-	struct cordon_msg m;
+	struct cordon_msg m = { .type = CORDON_MSG_ERROR };
 
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_ERROR;
 	m.u.error.err = err;
 	m.u.error.message = (char *)(uintptr_t)text;
 	send_msg(&m);
@@ -140,10 +138,8 @@ send_error(int err, const char *text)
 static void
 send_teardown(bool ok, const char *error)
 {
-	struct cordon_msg m;
+	struct cordon_msg m = { .type = CORDON_MSG_TEARDOWN };
 
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_TEARDOWN;
 	m.u.teardown.ok = ok;
 	m.u.teardown.error = (char *)(uintptr_t)error;
 	send_msg(&m);
@@ -402,8 +398,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		if (r < 0)
 			return -1;
 	}
-	memset(m, 0, sizeof(*m));
-	m->type = CORDON_MSG_BACKEND;
+	*m = (struct cordon_msg){ .type = CORDON_MSG_BACKEND };
 	m->u.backend.backend = (uint8_t)b;
 	m->u.backend.applied = backend_applied(b, req, ll.abi);
 	/* Enforced by the kernel through the run's cgroup, not by polling. */
@@ -426,15 +421,13 @@ report_end(const struct monitor_result *res)
 	st.audited = NULL;
 
 	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
-		memset(&m, 0, sizeof(m));
-		m.type = CORDON_MSG_CAP_HIT;
+		m = (struct cordon_msg){ .type = CORDON_MSG_CAP_HIT };
 		m.u.cap_hit.cap = res->cap;
 		m.u.cap_hit.observed = res->cap_observed;
 		m.u.cap_hit.limit = res->cap_limit;
 		send_msg(&m);
 	}
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_EXIT;
+	m = (struct cordon_msg){ .type = CORDON_MSG_EXIT };
 	m.u.exit.outcome = res->outcome;
 	m.u.exit.cap = res->outcome == CORDON_OUTCOME_CAP_HIT ? res->cap :
 	    CORDON_CAP_NONE;
@@ -508,8 +501,7 @@ main(int argc, char **argv)
 	st.have_workdir = true;
 	copy = (req.flags & (CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT)) != 0;
 	if (copy) {
-		memset(&m, 0, sizeof(m));
-		m.type = CORDON_MSG_WORKDIR;
+		m = (struct cordon_msg){ .type = CORDON_MSG_WORKDIR };
 		m.u.str = st.wd.path;
 		send_msg(&m);
 		if (!wait_go())
@@ -535,8 +527,7 @@ main(int argc, char **argv)
 	st.audited = &req;
 	priv_audit("start", &req, st.backend, "-", "-");
 
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_CREATED;
+	m = (struct cordon_msg){ .type = CORDON_MSG_CREATED };
 	m.u.created.workdir = st.wd.path;
 	m.u.created.pid = (uint32_t)sp.pid;
 	send_msg(&m);
