@@ -17,10 +17,8 @@
 static void
 fact(int sock, const char *key, const char *value)
 {
-	struct cordon_msg m;
+	struct cordon_msg m = { .type = CORDON_MSG_FACT };
 
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_FACT;
 	m.u.fact.key = (char *)(uintptr_t)key;
 	m.u.fact.value = (char *)(uintptr_t)value;
 	(void)cordon_msg_send(sock, &m);
