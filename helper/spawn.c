@@ -105,7 +105,7 @@ spawn_rlimits(const struct request *req)
 void
 spawn_child_prepare(int errfd)
 {
-	struct sigaction sa;
+	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t none;
 	int sig;
 
@@ -122,8 +122,6 @@ spawn_child_prepare(int errfd)
 	 */
 	if (setsid() < 0)
 		spawn_fail(3, SPAWN_SETSID);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
 		(void)sigaction(sig, &sa, NULL);
 	sigemptyset(&none);
