@@ -17,8 +17,10 @@
 static void
 fact(int sock, const char *key, const char *value)
 {
-	struct cordon_msg m = { .type = CORDON_MSG_FACT };
+	struct cordon_msg m;
 
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_FACT;
 	m.u.fact.key = (char *)(uintptr_t)key;
 	m.u.fact.value = (char *)(uintptr_t)value;
 	(void)cordon_msg_send(sock, &m);
