@@ -128,8 +128,10 @@ send_msg(const struct cordon_msg *m)
 static void
 send_error(int err, const char *text)
 {
-	struct cordon_msg m = { .type = CORDON_MSG_ERROR };
+	struct cordon_msg m;
 
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_ERROR;
 	m.u.error.err = err;
 	m.u.error.message = (char *)(uintptr_t)text;
 	send_msg(&m);
@@ -138,8 +140,10 @@ send_error(int err, const char *text)
 static void
 send_teardown(bool ok, const char *error)
 {
-	struct cordon_msg m = { .type = CORDON_MSG_TEARDOWN };
+	struct cordon_msg m;
 
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_TEARDOWN;
 	m.u.teardown.ok = ok;
 	m.u.teardown.error = (char *)(uintptr_t)error;
 	send_msg(&m);
@@ -396,7 +400,8 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		if (r < 0)
 			return -1;
 	}
-	*m = (struct cordon_msg){ .type = CORDON_MSG_BACKEND };
+	memset(m, 0, sizeof(*m));
+	m->type = CORDON_MSG_BACKEND;
 	m->u.backend.backend = (uint8_t)b;
 	m->u.backend.applied = backend_applied(b, req, ll.abi);
 	/* Enforced by the kernel through the run's cgroup, not by polling. */
@@ -419,13 +424,15 @@ report_end(const struct monitor_result *res)
 	st.audited = NULL;
 
 	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
-		m = (struct cordon_msg){ .type = CORDON_MSG_CAP_HIT };
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_CAP_HIT;
 		m.u.cap_hit.cap = res->cap;
 		m.u.cap_hit.observed = res->cap_observed;
 		m.u.cap_hit.limit = res->cap_limit;
 		send_msg(&m);
 	}
-	m = (struct cordon_msg){ .type = CORDON_MSG_EXIT };
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_EXIT;
 	m.u.exit.outcome = res->outcome;
 	m.u.exit.cap = res->outcome == CORDON_OUTCOME_CAP_HIT ? res->cap :
 	    CORDON_CAP_NONE;
@@ -499,7 +506,8 @@ main(int argc, char **argv)
 	st.have_workdir = true;
 	copy = (req.flags & (CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT)) != 0;
 	if (copy) {
-		m = (struct cordon_msg){ .type = CORDON_MSG_WORKDIR };
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_WORKDIR;
 		m.u.str = st.wd.path;
 		send_msg(&m);
 		if (!wait_go())
@@ -525,7 +533,8 @@ main(int argc, char **argv)
 	st.audited = &req;
 	priv_audit("start", &req, st.backend, "-", "-");
 
-	m = (struct cordon_msg){ .type = CORDON_MSG_CREATED };
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_CREATED;
 	m.u.created.workdir = st.wd.path;
 	m.u.created.pid = (uint32_t)sp.pid;
 	send_msg(&m);
