@@ -370,18 +370,22 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	if (!ns_ok && req->backend != CORDON_BACKEND_FLOOR)
 		ll.abi = landlock_abi();
 	if (backend_decide(req->backend, ns_ok, err, ll.abi, &b, reason,
-	    reasonsz) < 0)
-		return ERR("%s", reason);
+	    reasonsz) < 0) {
+		(void)fmt(err, errsz, "%s", reason);
+		return -1;
+	}
 	require_check(req, b, ll.abi);
 	if (b != CORDON_BACKEND_LINUX_NS)
 		priv_drop(); /* the floor and landlock need no privilege */
 	/* Only linux-ns can move a path; Landlock can open it where it is. */
 	for (i = 0; i < req->bindc && b != CORDON_BACKEND_LINUX_NS; i++)
 		if (b == CORDON_BACKEND_FLOOR ||
-		    strcmp(req->binds[i].src, req->binds[i].dest) != 0)
-			return ERR("--ro-bind %s:%s needs the linux-ns backend "
-			    "(%s)", req->binds[i].src, req->binds[i].dest,
-			    reason);
+		    strcmp(req->binds[i].src, req->binds[i].dest) != 0) {
+			(void)fmt(err, errsz, "--ro-bind %s:%s needs the linux-ns "
+			    "backend (%s)", req->binds[i].src,
+			    req->binds[i].dest, reason);
+			return -1;
+		}
 	if (b == CORDON_BACKEND_LANDLOCK) {
 		if (landlock_ruleset(req, &st.wd, &ll, err, errsz) < 0)
 			return -1;
