@@ -175,6 +175,7 @@ workdir_remove(struct workdir *wd, char *err, size_t errsz)
 {
 	char lockname[CORDON_RUN_ID_LEN + 8];
 	struct stat held, now;
+	bool moved;
 	int r;
 
 	/*
@@ -182,23 +183,18 @@ workdir_remove(struct workdir *wd, char *err, size_t errsz)
 	 * now: the payload could have renamed ours away and put another (a
 	 * mount, a link to elsewhere) in its place.
 	 */
-	if (wd->fd >= 0 && (fstat(wd->fd, &held) < 0 ||
+	moved = wd->fd >= 0 && (fstat(wd->fd, &held) < 0 ||
 	    fstatat(wd->base_fd, wd->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    held.st_dev != now.st_dev || held.st_ino != now.st_ino)) {
-		close(wd->fd);
-		wd->fd = -1;
-		r = ERR("workdir %s was moved or replaced during the run; "
-		    "left in place", wd->path);
-		goto out;
-	}
+	    held.st_dev != now.st_dev || held.st_ino != now.st_ino);
 	if (wd->fd >= 0)
 		close(wd->fd);
 	wd->fd = -1;
-	r = rmtree_at(wd->base_fd, wd->name, err, errsz);
+	r = moved ? ERR("workdir %s was moved or replaced during the run; "
+	    "left in place", wd->path) : rmtree_at(wd->base_fd, wd->name, err,
+	    errsz);
 	/* The lock goes only once the tree is gone, so gc sees a dead run. */
 	if (r == 0 && fmt(lockname, sizeof(lockname), "%s.lock", wd->name))
 		(void)unlinkat(wd->base_fd, lockname, 0);
-out:
 	close(wd->lock_fd);
 	close(wd->base_fd);
 	wd->lock_fd = wd->base_fd = -1;
