@@ -87,11 +87,9 @@ cgroup_parent(char *why, size_t whysz)
 		*e = '\0';
 	if (fd >= 0)
 		close(fd);
-	if (statfs(CG_ROOT, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
-		(void)fmt(why, whysz, "%s is not a cgroup v2 hierarchy (a v1 "
+	if (statfs(CG_ROOT, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC)
+		return errf(why, whysz, "%s is not a cgroup v2 hierarchy (a v1 "
 		    "or hybrid host)", CG_ROOT);
-		return -1;
-	}
 	if (over != NULL) {
 		(void)fmt(path, sizeof(path), "%s", over);
 	} else if (geteuid() == 0) {
@@ -100,15 +98,12 @@ cgroup_parent(char *why, size_t whysz)
 		    "+cpu");
 		if ((mkdir(path, 0755) < 0 && errno != EEXIST) ||
 		    cg_write(AT_FDCWD, CG_ROOT "/cgroup.subtree_control",
-		    "+memory +pids") < 0) {
-			(void)fmt(why, whysz, "cannot set up %s: %s", path,
+		    "+memory +pids") < 0)
+			return errf(why, whysz, "cannot set up %s: %s", path,
 			    strerror(errno));
-			return -1;
-		}
 	} else if (e == NULL || e == own + 3) {
-		(void)fmt(why, whysz, "the helper's cgroup has no parent below "
-		    "the root that could be delegated to it");
-		return -1;
+		return errf(why, whysz, "the helper's cgroup has no parent "
+		    "below the root that could be delegated to it");
 	} else {
 		(void)fmt(path, sizeof(path), "%s%s", CG_ROOT, own + 3);
 	}

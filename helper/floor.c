@@ -62,39 +62,32 @@ floor_spawn(const struct request *req, const struct workdir *wd,
     const struct landlock *ll, struct spawn *sp, char *err, size_t errsz)
 {
 	pid_t parent = getpid();
-	int pfd[2];
+	int pfd[2], r;
 
-	sp->pid = -1;
-	sp->pidfd = -1;
-	sp->status_fd = -1;
-	sp->exec_errno = 0;
-	sp->nproc_rlimit = false;
+	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1 };
 	if (spawn_check_limits(req, err, errsz) < 0)
 		return -1;
 	/* fds 0-3 are taken (stdio, the socket), so the pipe lands above 3. */
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	sp->pid = cgroup_clone(0);
-	if (sp->pid < 0) {
-		(void)fmt(err, errsz, "fork: %s", strerror(errno));
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return ERR("pipe: %s", strerror(errno));
+	if ((sp->pid = cgroup_clone(0)) < 0) {
+		r = ERR("fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
-		return -1;
+		return r;
 	}
 	if (sp->pid == 0) {
 		close(pfd[0]);
 		child(req, wd, ll, pfd[1], parent);
 	}
 	close(pfd[1]);
-	if (spawn_wait_exec(pfd[0], sp, err, errsz) < 0) {
-		close(pfd[0]);
+	r = spawn_wait_exec(pfd[0], sp, err, errsz);
+	close(pfd[0]);
+	if (r < 0) {
 		(void)waitpid(sp->pid, NULL, 0);
 		sp->pid = -1;
 		return -1;
 	}
-	close(pfd[0]);
 	sp->pidfd = (int)syscall(SYS_pidfd_open, sp->pid, 0);
 	return 0;
 }

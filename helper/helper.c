@@ -281,13 +281,11 @@ setup_signals(void)
 		SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN,
 		SIGTTOU,
 	};
-	struct sigaction sa;
+	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t set;
 	size_t i;
 	int sig, fd;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
 		(void)sigaction(sig, &sa, NULL); /* fails only for KILL, STOP */
 	sigemptyset(&set);

@@ -40,6 +40,9 @@ void set_die_hook(void (*hook)(const char *why));
 void *xcalloc(size_t n, size_t size);
 /* snprintf that reports truncation as failure instead of hiding it. */
 bool fmt(char *buf, size_t size, const char *f, ...) PRINTF(3, 4);
+/* Formats the error for the caller and returns -1, errno unchanged. */
+int errf(char *err, size_t errsz, const char *f, ...) PRINTF(3, 4);
+#define ERR(...) errf(err, errsz, __VA_ARGS__)
 uint64_t now_ns(void);
 
 /* A request, as re-checked by intake.c.  Everything here is bounded. */

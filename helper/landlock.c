@@ -143,10 +143,8 @@ allow_path(int rs, const char *path, uint64_t access, uint64_t handled,
 
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 		return 0;
-	r = fd < 0 ? -1 : allow_fd(rs, fd, access, handled);
-	if (r < 0)
-		(void)fmt(err, errsz, "Landlock rule for %s: %s", path,
-		    strerror(errno));
+	if ((r = fd < 0 ? -1 : allow_fd(rs, fd, access, handled)) < 0)
+		ERR("Landlock rule for %s: %s", path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return r;
@@ -177,16 +175,10 @@ landlock_ruleset(const struct request *req, const struct workdir *wd,
 	ll->deny_inet = a.handled_net != 0;
 	ll->ruleset = (int)syscall(SYS_landlock_create_ruleset, &a, sizeof(a),
 	    0);
-	if (ll->ruleset < 0) {
-		(void)fmt(err, errsz, "landlock_create_ruleset: %s",
-		    strerror(errno));
-		return -1;
-	}
-	if (allow_fd(ll->ruleset, wd->fd, a.handled_fs, a.handled_fs) < 0) {
-		(void)fmt(err, errsz, "Landlock rule for the workdir: %s",
-		    strerror(errno));
-		r = -1;
-	}
+	if (ll->ruleset < 0)
+		return ERR("landlock_create_ruleset: %s", strerror(errno));
+	if (allow_fd(ll->ruleset, wd->fd, a.handled_fs, a.handled_fs) < 0)
+		r = ERR("Landlock rule for the workdir: %s", strerror(errno));
 	for (i = 0; r == 0 && i < sizeof(rules) / sizeof(rules[0]); i++)
 		r = allow_path(ll->ruleset, rules[i].path, rules[i].access,
 		    a.handled_fs, err, errsz);

@@ -108,27 +108,21 @@ setattr(int fd, uint64_t set, bool recursive)
 static int
 new_fs(const char *type, const char *const *opts, unsigned int attrs)
 {
-	int fs, mnt, e;
+	int fs, mnt = -1, e;
 
 	if ((fs = fsopen(type, FSOPEN_CLOEXEC)) < 0)
 		return -1;
-	for (; opts != NULL && opts[0] != NULL; opts += 2) {
+	for (; opts != NULL && opts[0] != NULL; opts += 2)
 		if (fsconfig(fs, opts[1] != NULL ? FSCONFIG_SET_STRING :
 		    FSCONFIG_SET_FLAG, opts[0], opts[1], 0) < 0)
-			goto fail;
-	}
-	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		goto fail;
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+			goto out;
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+out:
 	e = errno;
 	close(fs);
 	errno = e;
 	return mnt;
-fail:
-	e = errno;
-	close(fs);
-	errno = e;
-	return -1;
 }
 
 /* Places a detached mount at dirfd/name, creating the mount point. */
@@ -694,7 +688,7 @@ close_pipes(int a[2], int b[2])
 }
 
 /* The payload's ids inside: the invoker's, or nobody for real root. */
-static int
+static void
 choose_ids(struct ns_ids *ids)
 {
 	/*
@@ -710,29 +704,38 @@ choose_ids(struct ns_ids *ids)
 		ids->uid = NOBODY;
 		ids->gid = NOBODY;
 	}
-	return 0;
 }
+
+/* What the namespace child gets; the helper keeps the pipes' read ends. */
+struct init_args {
+	const struct request *req;
+	const struct workdir *wd;
+	const struct ns_ids *ids;
+	int ep[2], stp[2];   /* error and status pipes ({ -1, -1 } at first) */
+};
 
 /*
  * Clones a child into new namespaces (flags), gives it its one-id maps,
- * and lets it run fn(arg), which never returns.  The child waits on a
+ * and lets it run fn(a), which never returns; the pipes of a are made
+ * here and their write ends left to the child.  The child waits on a
  * socketpair: it says "r" once it is dumpable (an unprivileged helper can
  * only write the maps of a dumpable child), the helper writes the maps
  * and answers "g", and the child makes itself undumpable again before
  * anything but our code runs in it.  It dies with the helper.
  */
 static pid_t
-ns_start(int flags, const struct ns_ids *ids, void (*fn)(void *), void *arg,
+ns_start(int flags, void (*fn)(struct init_args *), struct init_args *a,
     char *err, size_t errsz)
 {
-	int sync[2];
+	const struct ns_ids *ids = a->ids;
+	int sync[2], r = 0;
 	pid_t pid;
 	char c;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0) {
-		(void)fmt(err, errsz, "socketpair: %s", strerror(errno));
-		return -1;
-	}
+	if (pipe2(a->ep, O_CLOEXEC) < 0 || pipe2(a->stp, O_CLOEXEC) < 0)
+		return ERR("pipe: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
+		return ERR("socketpair: %s", strerror(errno));
 	/*
 	 * A raw clone (into the run's cgroup where there is one): fork
 	 * semantics, with every namespace new.  In setuid mode no user
@@ -773,46 +776,31 @@ ns_start(int flags, const struct ns_ids *ids, void (*fn)(void *), void *arg,
 		    read(sync[0], &c, 1) != 1 || prctl(PR_SET_DUMPABLE, 0) < 0)
 			_exit(126); /* the helper died or gave up */
 		close(sync[0]);
-		fn(arg);
+		fn(a);
 		_exit(126);
 	}
 	close(sync[0]);
-	if (read(sync[1], &c, 1) != 1) {
-		(void)fmt(err, errsz, "the namespace child did not start");
-		goto fail;
-	}
-	if (!ids->setuid && write_maps(pid, ids) < 0) {
-		(void)fmt(err, errsz, "cannot write the uid/gid maps: %s",
-		    strerror(errno));
-		goto fail;
-	}
-	if (write(sync[1], "g", 1) != 1) {
-		(void)fmt(err, errsz, "the namespace child died: %s",
-		    strerror(errno));
-		goto fail;
-	}
+	if (read(sync[1], &c, 1) != 1)
+		r = ERR("the namespace child did not start");
+	else if (!ids->setuid && write_maps(pid, ids) < 0)
+		r = ERR("cannot write the uid/gid maps: %s", strerror(errno));
+	else if (write(sync[1], "g", 1) != 1)
+		r = ERR("the namespace child died: %s", strerror(errno));
 	close(sync[1]);
-	return pid;
-fail:
-	close(sync[1]);
+	close(a->ep[1]);
+	close(a->stp[1]);
+	a->ep[1] = a->stp[1] = -1;
+	if (r == 0)
+		return pid;
 	(void)kill(pid, SIGKILL);
 	(void)waitpid(pid, NULL, __WALL);
 	return -1;
 }
 
-struct init_args {
-	const struct request *req;
-	const struct workdir *wd;
-	const struct ns_ids *ids;
-	int errfd, statusfd;
-};
-
 static void
-run_init(void *p)
+run_init(struct init_args *a)
 {
-	struct init_args *a = p;
-
-	init(a->req, a->wd, a->ids, a->errfd, a->statusfd);
+	init(a->req, a->wd, a->ids, a->ep[1], a->stp[1]);
 }
 
 static int
@@ -827,58 +815,41 @@ int
 ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
     char *err, size_t errsz)
 {
-	struct init_args a;
 	struct ns_ids ids;
-	int flags = NS_FLAGS, ep[2] = { -1, -1 }, stp[2] = { -1, -1 }, r = -1;
+	struct init_args a = { .req = req, .wd = wd, .ids = &ids,
+		.ep = { -1, -1 }, .stp = { -1, -1 } };
+	int flags = NS_FLAGS, r = -1;
 	pid_t pid;
 
-	sp->pid = -1;
-	sp->pidfd = -1;
-	sp->status_fd = -1;
-	sp->exec_errno = 0;
-	sp->nproc_rlimit = false;
-	(void)choose_ids(&ids);
+	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1 };
+	choose_ids(&ids);
 	/*
 	 * Root's files copied in (only the broker, root too, has written
 	 * there: nothing runs yet) go to nobody with the workdir, so the
 	 * payload can use them.
 	 */
 	if (ids.drop_groups && (fchown(wd->fd, NOBODY, NOBODY) < 0 ||
-	    workdir_walk(wd->fd, give_nobody, NULL) != 0)) {
-		(void)fmt(err, errsz, "cannot give the workdir to nobody: %s",
+	    workdir_walk(wd->fd, give_nobody, NULL) != 0))
+		return ERR("cannot give the workdir to nobody: %s",
 		    strerror(errno));
-		return -1;
-	}
 	if ((req->flags & CORDON_REQ_NETWORK) == 0)
 		flags |= CLONE_NEWNET;
 	if (spawn_check_limits(req, err, errsz) < 0)
 		return -1;
-	if (pipe2(ep, O_CLOEXEC) < 0 || pipe2(stp, O_CLOEXEC) < 0) {
-		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
+	if ((pid = ns_start(flags, run_init, &a, err, errsz)) < 0)
 		goto out;
-	}
-	a.req = req;
-	a.wd = wd;
-	a.ids = &ids;
-	a.errfd = ep[1];
-	a.statusfd = stp[1];
-	if ((pid = ns_start(flags, &ids, run_init, &a, err, errsz)) < 0)
-		goto out;
-	close(ep[1]);
-	close(stp[1]);
-	ep[1] = stp[1] = -1;
 	sp->pid = pid;
-	if (spawn_wait_exec(ep[0], sp, err, errsz) < 0)
+	if (spawn_wait_exec(a.ep[0], sp, err, errsz) < 0)
 		goto fail;
 	/* The init's setup report, written before it forked the payload. */
-	if (read(stp[0], &r, sizeof(r)) != sizeof(r)) {
-		(void)fmt(err, errsz, "the init sent no setup report");
+	if (read(a.stp[0], &r, sizeof(r)) != sizeof(r)) {
+		r = ERR("the init sent no setup report");
 		goto fail;
 	}
 	sp->nproc_rlimit = r != 0;
 	sp->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	sp->status_fd = stp[0];
-	stp[0] = -1;
+	sp->status_fd = a.stp[0];
+	a.stp[0] = -1;
 	r = 0;
 	goto out;
 fail:
@@ -887,7 +858,7 @@ fail:
 	sp->pid = -1;
 	r = -1;
 out:
-	close_pipes(ep, stp);
+	close_pipes(a.ep, a.stp);
 	return r;
 }
 
@@ -897,61 +868,47 @@ out:
  * counts per namespace.  Reports on the error pipe like a run.
  */
 static void
-probe_child(void *p)
+probe_child(struct init_args *a)
 {
-	struct init_args *a = p;
 	int m, ok;
 
 	if (!a->ids->setuid && take_ids(a->ids) < 0)
-		spawn_fail(a->errfd, SPAWN_IDS);
+		spawn_fail(a->ep[1], SPAWN_IDS);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		spawn_fail(a->errfd, SPAWN_MOUNT_PRIVATE);
+		spawn_fail(a->ep[1], SPAWN_MOUNT_PRIVATE);
 	if ((m = new_fs("tmpfs", NULL, MOUNT_ATTR_NOSUID)) < 0)
-		spawn_fail(a->errfd, SPAWN_ROOT);
+		spawn_fail(a->ep[1], SPAWN_ROOT);
 	close(m);
 	if ((m = new_fs("proc", NULL, MOUNT_ATTR_NOSUID)) < 0)
-		spawn_fail(a->errfd, SPAWN_PROC);
+		spawn_fail(a->ep[1], SPAWN_PROC);
 	close(m);
 	ok = !a->ids->setuid && nproc_is_per_ns();
-	(void)!write(a->statusfd, &ok, sizeof(ok));
+	(void)!write(a->stp[1], &ok, sizeof(ok));
 	_exit(0);
 }
 
 int
 ns_probe(char *err, size_t errsz, bool *nproc_per_ns)
 {
-	struct init_args a;
-	struct spawn sp;
+	struct spawn sp = { .pid = -1 };
 	struct ns_ids ids;
-	int ep[2] = { -1, -1 }, stp[2] = { -1, -1 }, r = -1, ok = 0;
+	struct init_args a = { .ids = &ids, .ep = { -1, -1 },
+		.stp = { -1, -1 } };
+	int r = -1, ok = 0;
 	pid_t pid;
 
 	*nproc_per_ns = false;
-	memset(&a, 0, sizeof(a));
-	memset(&sp, 0, sizeof(sp));
-	(void)choose_ids(&ids);
-	if (pipe2(ep, O_CLOEXEC) < 0 || pipe2(stp, O_CLOEXEC) < 0) {
-		(void)fmt(err, errsz, "pipe: %s", strerror(errno));
+	choose_ids(&ids);
+	if ((pid = ns_start(NS_FLAGS | CLONE_NEWNET, probe_child, &a, err,
+	    errsz)) < 0)
 		goto out;
-	}
-	a.ids = &ids;
-	a.errfd = ep[1];
-	a.statusfd = stp[1];
-	if ((pid = ns_start(NS_FLAGS | CLONE_NEWNET, &ids, probe_child, &a,
-	    err, errsz)) < 0)
-		goto out;
-	close(ep[1]);
-	close(stp[1]);
-	ep[1] = stp[1] = -1;
 	/* EOF on the error pipe: the child got through (or died silently). */
-	r = spawn_wait_exec(ep[0], &sp, err, errsz);
-	if (r == 0 && read(stp[0], &ok, sizeof(ok)) != sizeof(ok)) {
-		(void)fmt(err, errsz, "the probe child died");
-		r = -1;
-	}
+	r = spawn_wait_exec(a.ep[0], &sp, err, errsz);
+	if (r == 0 && read(a.stp[0], &ok, sizeof(ok)) != sizeof(ok))
+		r = ERR("the probe child died");
 	*nproc_per_ns = ok != 0;
 	(void)waitpid(pid, NULL, __WALL);
 out:
-	close_pipes(ep, stp);
+	close_pipes(a.ep, a.stp);
 	return r;
 }

@@ -57,18 +57,14 @@ spawn_check_limits(const struct request *req, char *err, size_t errsz)
 	struct rlimit nofile;
 
 	/* A cap tighter than asked would be a lie: refuse, and say why. */
-	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0) {
-		(void)fmt(err, errsz, "getrlimit: %s", strerror(errno));
-		return -1;
-	}
+	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0)
+		return ERR("getrlimit: %s", strerror(errno));
 	if (nofile.rlim_max != RLIM_INFINITY &&
-	    req->limits.nofile > (uint64_t)nofile.rlim_max) {
-		(void)fmt(err, errsz, "the open-files cap %llu is above the "
-		    "hard limit %llu cordon was started with",
+	    req->limits.nofile > (uint64_t)nofile.rlim_max)
+		return ERR("the open-files cap %llu is above the hard limit "
+		    "%llu cordon was started with",
 		    (unsigned long long)req->limits.nofile,
 		    (unsigned long long)nofile.rlim_max);
-		return -1;
-	}
 	return 0;
 }
 
@@ -109,7 +105,7 @@ spawn_rlimits(const struct request *req)
 void
 spawn_child_prepare(int errfd)
 {
-	struct sigaction sa;
+	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t none;
 	int sig;
 
@@ -126,8 +122,6 @@ spawn_child_prepare(int errfd)
 	 */
 	if (setsid() < 0)
 		spawn_fail(3, SPAWN_SETSID);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
 		(void)sigaction(sig, &sa, NULL);
 	sigemptyset(&none);
@@ -162,10 +156,9 @@ spawn_wait_exec(int fd, struct spawn *sp, char *err, size_t errsz)
 		return 0;
 	}
 	/* The sandbox could not be set up: a sandbox error. */
-	(void)fmt(err, errsz, "%s failed: %s",
+	return ERR("%s failed: %s",
 	    got == (ssize_t)sizeof(msg) && msg[0] > 0 && msg[0] < SPAWN_MAX_ ?
 	    stage_names[msg[0]] : "preparing the payload",
 	    got == (ssize_t)sizeof(msg) ? strerror(msg[1]) :
 	    "no report from the child");
-	return -1;
 }

@@ -69,11 +69,8 @@ push(struct pidlist *l, pid_t pid)
 	pid_t *nv;
 
 	if (l->n == l->cap) {
-		if (l->cap >= MAX_TREE)
-			return -1;
-		nv = reallocarray(l->v, l->cap == 0 ? 64 : l->cap * 2,
-		    sizeof(pid_t));
-		if (nv == NULL)
+		if (l->cap >= MAX_TREE || (nv = reallocarray(l->v, l->cap == 0 ?
+		    64 : l->cap * 2, sizeof(pid_t))) == NULL)
 			return -1;
 		l->v = nv;
 		l->cap = l->cap == 0 ? 64 : l->cap * 2;

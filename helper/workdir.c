@@ -25,7 +25,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <stdarg.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -36,24 +35,6 @@
 
 /* How long creating a workdir waits for a gc holding the base lock. */
 #define BASE_LOCK_PATIENCE_MS 10000
-
-static int fail(char *err, size_t errsz, const char *f, ...) PRINTF(3, 4);
-
-/* Formats the error for the caller and returns -1, errno unchanged. */
-static int
-fail(char *err, size_t errsz, const char *f, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, f);
-	(void)vsnprintf(err, errsz, f, ap);
-	va_end(ap);
-	errno = saved;
-	return -1;
-}
-
-#define ERR(...) fail(err, errsz, __VA_ARGS__)
 
 int
 workdir_open_base(const char *base, bool create, int *base_fd, char *err,
@@ -150,26 +131,22 @@ workdir_create(const char *base, const char *run_id, struct workdir *wd,
 		goto out;
 	wd->lock_fd = openat(wd->base_fd, lockname,
 	    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (wd->lock_fd < 0) {
+	if (wd->lock_fd < 0)
 		ERR("cannot create %s/%s: %s", base, lockname, strerror(errno));
-		goto out;
-	}
-	if (flock(wd->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+	else if (flock(wd->lock_fd, LOCK_EX | LOCK_NB) < 0)
 		ERR("cannot lock %s/%s: %s", base, lockname, strerror(errno));
-		goto out;
-	}
-	if (mkdirat(wd->base_fd, run_id, 0700) < 0) {
+	else if (mkdirat(wd->base_fd, run_id, 0700) < 0)
 		ERR("cannot create workdir %s: %s", wd->path, strerror(errno));
-		goto out;
+	else {
+		made_dir = true;
+		wd->fd = openat(wd->base_fd, run_id,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (wd->fd < 0 || fchmod(wd->fd, 0700) < 0)
+			ERR("cannot open workdir %s: %s", wd->path,
+			    strerror(errno));
+		else
+			r = 0;
 	}
-	made_dir = true;
-	wd->fd = openat(wd->base_fd, run_id,
-	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (wd->fd < 0 || fchmod(wd->fd, 0700) < 0) {
-		ERR("cannot open workdir %s: %s", wd->path, strerror(errno));
-		goto out;
-	}
-	r = 0;
 out:
 	if (guard >= 0)
 		close(guard); /* releases the shared lock */
@@ -198,6 +175,7 @@ workdir_remove(struct workdir *wd, char *err, size_t errsz)
 {
 	char lockname[CORDON_RUN_ID_LEN + 8];
 	struct stat held, now;
+	bool moved;
 	int r;
 
 	/*
@@ -205,23 +183,18 @@ workdir_remove(struct workdir *wd, char *err, size_t errsz)
 	 * now: the payload could have renamed ours away and put another (a
 	 * mount, a link to elsewhere) in its place.
 	 */
-	if (wd->fd >= 0 && (fstat(wd->fd, &held) < 0 ||
+	moved = wd->fd >= 0 && (fstat(wd->fd, &held) < 0 ||
 	    fstatat(wd->base_fd, wd->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    held.st_dev != now.st_dev || held.st_ino != now.st_ino)) {
-		close(wd->fd);
-		wd->fd = -1;
-		r = ERR("workdir %s was moved or replaced during the run; "
-		    "left in place", wd->path);
-		goto out;
-	}
+	    held.st_dev != now.st_dev || held.st_ino != now.st_ino);
 	if (wd->fd >= 0)
 		close(wd->fd);
 	wd->fd = -1;
-	r = rmtree_at(wd->base_fd, wd->name, err, errsz);
+	r = moved ? ERR("workdir %s was moved or replaced during the run; "
+	    "left in place", wd->path) : rmtree_at(wd->base_fd, wd->name, err,
+	    errsz);
 	/* The lock goes only once the tree is gone, so gc sees a dead run. */
 	if (r == 0 && fmt(lockname, sizeof(lockname), "%s.lock", wd->name))
 		(void)unlinkat(wd->base_fd, lockname, 0);
-out:
 	close(wd->lock_fd);
 	close(wd->base_fd);
 	wd->lock_fd = wd->base_fd = -1;
@@ -401,20 +374,16 @@ rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
 		return ERR("cannot open %s: %s", name, strerror(errno));
 	place_of(cur, &st, &top);
 	/* The root's frame is pushed first; without it depth underflows. */
-	if ((child_name = strdup(name)) == NULL) {
-		ERR("out of memory removing %s", name);
-		goto out;
-	}
+	if ((child_name = strdup(name)) == NULL)
+		goto oom;
 	for (;;) {
 		if (child_name != NULL) {
 			/* Entered a directory: remember where we came from. */
 			if (depth == cap) {
 				nstack = reallocarray(stack, cap == 0 ? 16 : cap * 2,
 				    sizeof(*stack));
-				if (nstack == NULL) {
-					ERR("out of memory removing %s", name);
-					goto out;
-				}
+				if (nstack == NULL)
+					goto oom;
 				stack = nstack;
 				/* Names are freed by index at out: start them NULL. */
 				memset(stack + cap, 0, (cap == 0 ? 16 : cap) *
@@ -442,11 +411,10 @@ rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
 		if (depth == 0) {
 			close(cur);
 			cur = -1;
-			if (unlinkat(dirfd, stack[0].name, AT_REMOVEDIR) < 0) {
+			if (unlinkat(dirfd, stack[0].name, AT_REMOVEDIR) < 0)
 				ERR("cannot remove %s: %s", name, strerror(errno));
-				goto out;
-			}
-			r = 0;
+			else
+				r = 0;
 			goto out;
 		}
 		next = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -468,6 +436,8 @@ rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
 		free(stack[depth].name);
 		stack[depth].name = NULL;
 	}
+oom:
+	ERR("out of memory removing %s", name);
 out:
 	if (cur >= 0)
 		close(cur);
