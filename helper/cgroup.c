@@ -170,18 +170,29 @@ cgroup_events_fd(void)
 	return cg.ev;
 }
 
-/* fork(), or a raw clone with flags; straight into the run's cgroup. */
+/*
+ * fork(), or a raw clone with flags; straight into the run's cgroup.  A
+ * clone3 the kernel or a seccomp filter refuses (ENOSYS) leaves the run
+ * to the monitor: the still empty cgroup is removed, so nothing claims a
+ * kernel limit over processes that are not in it (cgroup_events_fd() < 0
+ * tells the caller).
+ */
 pid_t
 cgroup_clone(unsigned long long flags)
 {
 	uint64_t a[11] = { flags, 0, 0, 0, SIGCHLD, 0, 0, 0, 0, 0, 0 };
+	pid_t pid;
 
-	if (cg.fd < 0)
-		return flags == 0 ? fork() : (pid_t)syscall(SYS_clone,
-		    flags | SIGCHLD, NULL, NULL, NULL, 0);
-	a[0] |= CLONE_INTO_CGROUP_;
-	a[10] = (uint64_t)cg.fd; /* struct clone_args, CLONE_ARGS_SIZE_VER2 */
-	return (pid_t)syscall(SYS_clone3, a, sizeof(a));
+	if (cg.fd >= 0) {
+		a[0] |= CLONE_INTO_CGROUP_;
+		a[10] = (uint64_t)cg.fd; /* clone_args, CLONE_ARGS_SIZE_VER2 */
+		if ((pid = (pid_t)syscall(SYS_clone3, a, sizeof(a))) >= 0 ||
+		    errno != ENOSYS)
+			return pid;
+		cgroup_remove();
+	}
+	return flags == 0 ? fork() : (pid_t)syscall(SYS_clone,
+	    flags | SIGCHLD, NULL, NULL, NULL, 0);
 }
 
 /*

@@ -404,6 +404,8 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		if (r < 0)
 			return -1;
 	}
+	/* The payload may have had to start outside it (cgroup_clone). */
+	cg = cg && cgroup_events_fd() >= 0;
 	memset(m, 0, sizeof(*m));
 	m->type = CORDON_MSG_BACKEND;
 	m->u.backend.backend = (uint8_t)b;
