@@ -35,6 +35,8 @@
 #include <sys/syscall.h>
 #include <linux/magic.h>
 
+#include <sys/auxv.h>
+
 #include "helper.h"
 
 #define CG_ROOT "/sys/fs/cgroup"
@@ -76,8 +78,13 @@ cgroup_parent(char *why, size_t whysz)
 {
 	char path[CORDON_MAX_PATH_LEN] = CORDON_CGROUP_PARENT;
 	char own[CORDON_MAX_PATH_LEN] = "", *e = NULL;
-	const char *over = getuid() == geteuid() ?
-	    getenv("CORDON_CGROUP_PARENT") : NULL;
+	/*
+	 * The tests' parent; never in a setuid helper (AT_SECURE), whose
+	 * euid is lowered to the invoker's by now, so an id comparison
+	 * would not tell (and whose environment priv_start() cleared).
+	 */
+	const char *over = getauxval(AT_SECURE) != 0 ? NULL :
+	    getenv("CORDON_CGROUP_PARENT");
 	struct statfs sf;
 	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
 
