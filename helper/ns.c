@@ -92,6 +92,8 @@ struct ns_ids {
 	bool setuid;         /* setuid mode: no user namespace (priv.c) */
 };
 
+static int write_maps(pid_t pid, const struct ns_ids *ids);
+
 /* Sets mount attributes on the mount fd refers to (and, if asked, below). */
 static int
 setattr(int fd, uint64_t set, bool recursive)
@@ -644,7 +646,7 @@ init(const struct request *req, const struct workdir *wd,
     const struct ns_ids *ids, int errfd, int statusfd)
 {
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
-	bool nproc_ns = false;
+	bool nproc_ns = false, userns = false;
 	struct sources src;
 	cap_t none;
 	pid_t pid, p;
@@ -662,9 +664,36 @@ init(const struct request *req, const struct workdir *wd,
 		spawn_fail(errfd, SPAWN_HOSTNAME);
 	if (!network && loopback_up() < 0)
 		spawn_fail(errfd, SPAWN_LOOPBACK);
+	/*
+	 * Setuid mode, once the root is built: a user namespace of the
+	 * invoker's own (mapping only their uid and gid) between the payload
+	 * and the host, where the host lets root make one.  The kernel's
+	 * ptrace checks then refuse the payload every host process's /proc
+	 * links, whatever procfs it could reach (defence in depth over
+	 * strip_foreign_proc), and RLIMIT_NPROC counts this namespace's
+	 * processes, as without setuid.  Made here, the namespace owns no
+	 * mount, net or uts namespace: we lose nothing over them.  Where it
+	 * cannot be made (user.max_user_namespaces = 0, a filter) the run
+	 * goes on as before.  The maps are written by ourselves, as an
+	 * unprivileged user does, so only for these moments are we dumpable:
+	 * no payload exists yet, and we hold no privilege over the host now.
+	 */
+	if (ids->setuid && unshare(CLONE_NEWUSER) == 0) {
+		if (prctl(PR_SET_DUMPABLE, 1) < 0 || write_maps(getpid(), ids) < 0 ||
+		    prctl(PR_SET_DUMPABLE, 0) < 0)
+			spawn_fail(errfd, SPAWN_IDS);
+		userns = true;
+	}
 	/* Without a user namespace the limit would count the user's host-wide. */
-	if (req->limits.nproc != 0 && !ids->setuid)
+	if (req->limits.nproc != 0 && (!ids->setuid || userns))
 		nproc_ns = nproc_is_per_ns();
+	/*
+	 * Nothing in effect that would exempt the payload's fork from the
+	 * invoker's RLIMIT_NPROC (SYS_ADMIN): only SETPCAP, which the payload
+	 * needs to empty its bounding set.
+	 */
+	if (ids->setuid && priv_init_caps(false) < 0)
+		spawn_fail(errfd, SPAWN_CAPS);
 	/* The setup report the helper reads once the payload has started. */
 	if (write(statusfd, &(int){ nproc_ns }, sizeof(int)) != sizeof(int))
 		spawn_fail(errfd, SPAWN_IDS);
@@ -842,7 +871,7 @@ ns_start(int flags, void (*fn)(struct init_args *), struct init_args *a,
 		 * Only a child waiting for its maps is ever dumpable.
 		 */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || (ids->setuid &&
-		    (take_ids(ids) < 0 || priv_init_caps() < 0 ||
+		    (take_ids(ids) < 0 || priv_init_caps(true) < 0 ||
 		    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)) ||
 		    prctl(PR_SET_DUMPABLE, !ids->setuid) < 0 ||
 		    write(sync[0], "r", 1) != 1 ||

@@ -187,16 +187,17 @@ priv_setgroups(void)
 }
 
 /*
- * Only the capabilities the init's steps need stay effective: mounts,
- * pivot_root and the hostname (SYS_ADMIN), loopback (NET_ADMIN), and
- * dropping the rest in the payload (SETPCAP).  Without the DAC ones no
- * path is opened past the invoker's permissions.
+ * Only the capabilities the init's steps need stay effective (setup):
+ * mounts, pivot_root and the hostname (SYS_ADMIN), loopback (NET_ADMIN),
+ * and dropping the rest in the payload (SETPCAP); then, before it forks
+ * the payload, SETPCAP alone.  Without the DAC ones no path is opened
+ * past the invoker's permissions.
  */
 int
-priv_init_caps(void)
+priv_init_caps(bool setup)
 {
 	static const cap_value_t keep[] = {
-		CAP_SYS_ADMIN, CAP_NET_ADMIN, CAP_SETPCAP,
+		CAP_SETPCAP, CAP_SYS_ADMIN, CAP_NET_ADMIN,
 	};
 	cap_t c;
 	int r;
@@ -204,7 +205,7 @@ priv_init_caps(void)
 	if ((c = cap_get_proc()) == NULL)
 		return -1;
 	r = cap_clear_flag(c, CAP_EFFECTIVE) < 0 ||
-	    cap_set_flag(c, CAP_EFFECTIVE, 3, keep, CAP_SET) < 0 ||
+	    cap_set_flag(c, CAP_EFFECTIVE, setup ? 3 : 1, keep, CAP_SET) < 0 ||
 	    cap_set_proc(c) < 0 ? -1 : 0;
 	cap_free(c);
 	return r;
