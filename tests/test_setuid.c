@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,12 +31,17 @@
 #include "testutil.h"
 
 static struct scratch S;
+/* Who start() runs the helper as (nobody), and with what RLIMIT_NPROC. */
+static uid_t as_uid = 65534;
+static rlim_t as_nproc = RLIM_INFINITY;
 static char helper[450], dir[400], base[512], marker[512];
 
 static void
 setup(void)
 {
 	scratch_init(&S);
+	as_uid = 65534;
+	as_nproc = RLIM_INFINITY;
 	snprintf(helper, sizeof(helper), "%s", setuid_helper(&S));
 	snprintf(dir, sizeof(dir), "%s/nobody", S.root);
 	snprintf(base, sizeof(base), "%s/wd", dir);
@@ -53,12 +59,15 @@ struct h {
 	int sock;
 };
 
-/* Drops to nobody: groups, gid, uid. */
+/* Drops to the invoker: groups, gid, uid, then the process limit. */
 static void
 become_nobody(void)
 {
-	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-	    setresuid(65534, 65534, 65534) < 0)
+	struct rlimit rl = { as_nproc, as_nproc };
+
+	if (setgroups(0, NULL) < 0 || setresgid(as_uid, as_uid, as_uid) < 0 ||
+	    setresuid(as_uid, as_uid, as_uid) < 0 ||
+	    (as_nproc != RLIM_INFINITY && setrlimit(RLIMIT_NPROC, &rl) < 0))
 		_exit(90);
 }
 
@@ -220,6 +229,44 @@ START_TEST(a_valid_request_runs)
 	ck_assert_int_eq(st.st_uid, 65534);
 	ck_assert_int_eq(stat(base, &st), 0);
 	ck_assert_int_eq(st.st_uid, 65534);
+}
+END_TEST
+
+/*
+ * The helper's privileged clone of the init, and the init's fork of the
+ * payload, must not take the invoker past their RLIMIT_NPROC: with room
+ * for the helper alone (a uid of its own, so no other test's processes
+ * count), the payload never runs.
+ */
+START_TEST(nproc_is_charged_to_the_invoker)
+{
+	char ud[450], wd[480];
+	struct cordon_msg m;
+	struct seen s;
+	struct h h;
+
+	as_uid = (uid_t)(64000 + getpid() % 1000);
+	snprintf(ud, sizeof(ud), "%s/u", S.root);
+	snprintf(wd, sizeof(wd), "%s/wd", ud);
+	ck_assert_int_eq(mkdir(ud, 0700), 0);
+	ck_assert_int_eq(chown(ud, as_uid, as_uid), 0);
+	request(&m, wd, CORDON_BACKEND_LINUX_NS);
+	as_nproc = 1;
+	start(&h, NULL, NULL);
+	ck_assert_int_eq(cordon_msg_send(h.sock, &m), 0);
+	send_rest(h.sock, "exit 42");
+	collect(&h, &s);
+	ck_assert_msg(!s.exited && s.pid == 0, "the payload ran past "
+	    "RLIMIT_NPROC (exit %d)", s.exit_code);
+	ck_assert_msg(s.error && strstr(s.text, "fork") != NULL, "error: %s",
+	    s.text);
+	/* The control: with room for the init and the payload, it runs. */
+	as_nproc = 3;
+	start(&h, NULL, NULL);
+	ck_assert_int_eq(cordon_msg_send(h.sock, &m), 0);
+	send_rest(h.sock, "exit 42");
+	collect(&h, &s);
+	ck_assert_msg(s.exited && s.exit_code == 42, "control: %s", s.text);
 }
 END_TEST
 
@@ -616,6 +663,7 @@ main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, a_valid_request_runs);
+	tcase_add_test(tc, nproc_is_charged_to_the_invoker);
 	tcase_add_test(tc, malformed_frames_are_refused);
 	tcase_add_test(tc, limits_over_the_maxima_are_refused);
 	tcase_add_test(tc, bases_out_of_the_invokers_reach_are_refused);
