@@ -81,9 +81,13 @@
  *      PR_SET_PDEATHSIG after the id change and only then learns the
  *      helper is alive, so it dies with the helper.  It builds the root
  *      from root-owned system directories and fresh tmpfs/proc/devpts
- *      instances exactly as in user-namespace mode (ns.c), sets the
- *      hostname and loopback, forks the payload and clears its own
- *      capabilities before it waits.
+ *      instances exactly as in user-namespace mode (ns.c), detaches every
+ *      procfs but the sandbox's own (a host /proc would lead back to the
+ *      invoker's writable paths), sets the hostname and loopback, enters
+ *      a user namespace of the invoker's own where root may make one,
+ *      lowers its effective set to SETPCAP (so the payload's fork is
+ *      charged to the invoker's RLIMIT_NPROC), forks the payload and
+ *      clears its own capabilities before it waits.
  *   6. the payload: bounding, ambient, inheritable, permitted, effective
  *      sets emptied, securebits locked, priv_verify() (ids all the
  *      invoker's, setuid(0) fails), PR_SET_NO_NEW_PRIVS, seccomp, execve.
