@@ -81,16 +81,24 @@
  *      PR_SET_PDEATHSIG after the id change and only then learns the
  *      helper is alive, so it dies with the helper.  It builds the root
  *      from root-owned system directories and fresh tmpfs/proc/devpts
- *      instances exactly as in user-namespace mode (ns.c), sets the
- *      hostname and loopback, forks the payload and clears its own
- *      capabilities before it waits.
+ *      instances exactly as in user-namespace mode (ns.c), detaches every
+ *      procfs but the sandbox's own (a host /proc would lead back to the
+ *      invoker's writable paths), sets the hostname and loopback, enters
+ *      a user namespace of the invoker's own where root may make one,
+ *      lowers its effective set to SETPCAP (so the payload's fork is
+ *      charged to the invoker's RLIMIT_NPROC), forks the payload and
+ *      clears its own capabilities before it waits.
  *   6. the payload: bounding, ambient, inheritable, permitted, effective
  *      sets emptied, securebits locked, priv_verify() (ids all the
  *      invoker's, setuid(0) fails), PR_SET_NO_NEW_PRIVS, seccomp, execve.
  *      It never holds a privilege the invoker lacked.
  *   7. the floor backend, a gc or a probe that builds nothing: priv_drop()
- *      before any of it.  The audit lines (start, end) go to syslog as
- *      the invoker, with a bounded, printable command.
+ *      before any of it.  The audit lines go to syslog with a bounded,
+ *      printable command: "start" before the workdir or anything else
+ *      of the run exists, sent with the real uid 0 (which only the
+ *      saved uid lets us take, and we give back at once), so journald's
+ *      _UID=0 tells it from a line anyone can send with logger(1);
+ *      "end" on every exit path but SIGKILL, from the same _PID.
  * Signals: the invoker (the real uid) may still stop or kill the helper;
  * a killed helper takes the init and so the pid namespace with it, its
  * mounts lived only in the run's mount namespace, and the workdir is
@@ -506,6 +514,15 @@ main(int argc, char **argv)
 	/* Nothing is created for a run no backend asked for could satisfy. */
 	require_check(&req, req.backend == CORDON_BACKEND_AUTO ?
 	    CORDON_BACKEND_LINUX_NS : req.backend, landlock_abi());
+	/*
+	 * Setuid mode: the start line goes out before anything of the run
+	 * exists - workdir, clone, payload - so no run can execute unlogged
+	 * (a helper stopped and killed at any later point has logged it).
+	 * It names the backend asked for; the end line the one that ran.
+	 */
+	st.backend = cordon_backend_name(req.backend);
+	st.audited = &req;
+	priv_audit("start", &req, st.backend, "-", "-");
 	if (workdir_create(req.workdir_base, req.run_id, &st.wd, err,
 	    sizeof(err)) < 0)
 		die("%s", err);
@@ -536,8 +553,6 @@ main(int argc, char **argv)
 	sp.wd_fd = st.wd.fd;
 	send_msg(&m);
 	st.backend = cordon_backend_name(m.u.backend.backend);
-	st.audited = &req;
-	priv_audit("start", &req, st.backend, "-", "-");
 
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_CREATED;

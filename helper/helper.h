@@ -195,7 +195,7 @@ void priv_raise(void);          /* euid 0 for the clone (setuid mode only) */
 void priv_drop(void);           /* for good, verified; idempotent */
 int priv_verify(uid_t uid, gid_t gid); /* ids all these; 0 unreachable */
 int priv_setgroups(void);       /* the invoker's supplementary groups */
-int priv_init_caps(void);       /* effective: only what the init needs */
+int priv_init_caps(bool setup); /* effective: only what the init needs */
 /* The audit line (bounded, printable); syslog()ed in setuid mode only. */
 bool audit_format(char *buf, size_t size, const char *event,
     const char *run_id, unsigned uid, const char *user, const char *cmd,

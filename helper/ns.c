@@ -92,6 +92,8 @@ struct ns_ids {
 	bool setuid;         /* setuid mode: no user namespace (priv.c) */
 };
 
+static int write_maps(pid_t pid, const struct ns_ids *ids);
+
 /* Sets mount attributes on the mount fd refers to (and, if asked, below). */
 static int
 setattr(int fd, uint64_t set, bool recursive)
@@ -253,6 +255,76 @@ reopen_same(const char *path, int fd)
 	return nfd;
 }
 
+/* Undoes mountinfo's octal escapes (\040 for a space) in place. */
+static void
+unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s != '\0'; d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+			    (s[3] - '0'));
+			s += 4;
+		} else {
+			*d = *s++;
+		}
+	}
+	*d = '\0';
+}
+
+/*
+ * Setuid mode: no procfs in the new root but the sandbox's own.  Without
+ * a user namespace between them, the payload shares the invoker's uid
+ * and user namespace with the invoker's host processes, so the kernel's
+ * ptrace checks let it follow /proc/PID/root, cwd, fd and map_files of
+ * any host procfs back to the host's writable mounts, read-only bind or
+ * not.  A host procfs can come in with a recursive clone (a build chroot
+ * with its own /proc under /opt, or --ro-bind /:/host); every proc mount
+ * but ours (by mount id) is detached here, after pivot_root, while the
+ * init still holds CAP_SYS_ADMIN and before anything of the payload's
+ * runs.  Detaching the mount point takes whatever lies on top there (and
+ * below it) with it; the passes go on until mountinfo lists no foreign
+ * proc, so one hidden under another mount at the same point goes too.
+ * Paths are not followed (UMOUNT_NOFOLLOW), and nobody else can change
+ * this mount namespace meanwhile.
+ */
+static int
+strip_foreign_proc(void)
+{
+	char mp[4097], type[32], *line = NULL, *sep;
+	struct statx ours;
+	size_t cap = 0;
+	int pass, id, found = 1;
+	FILE *f;
+
+	if (statx(AT_FDCWD, "/proc", AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+	    &ours) < 0 || (ours.stx_mask & STATX_MNT_ID) == 0)
+		return -1;
+	for (pass = 0; found && pass < 16; pass++) {
+		if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+			return -1;
+		found = 0;
+		while (getline(&line, &cap, f) > 0) {
+			/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS ... - TYPE ... */
+			if (sscanf(line, "%d %*d %*s %*s %4096s", &id, mp) != 2 ||
+			    (sep = strstr(line, " - ")) == NULL ||
+			    sscanf(sep + 3, "%31s", type) != 1)
+				continue;
+			if (strcmp(type, "proc") != 0 ||
+			    (uint64_t)id == ours.stx_mnt_id)
+				continue;
+			unescape(mp);
+			found = 1;
+			(void)umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW);
+		}
+		fclose(f);
+	}
+	free(line);
+	return found ? -1 : 0;
+}
+
 /* What build_root() prepares under the caller's ids, before the switch. */
 struct sources {
 	struct entry sys[sizeof(system_dirs) / sizeof(system_dirs[0])];
@@ -341,7 +413,8 @@ out:
  * creates in the new tmpfs instances has owners mapped in here).
  */
 static void
-build_root(const struct request *req, struct sources *src, int errfd)
+build_root(const struct request *req, struct sources *src, bool setuid_mode,
+    int errfd)
 {
 	static const char *const root_opts[] = { "mode", "0755", "size",
 		"64k", NULL };
@@ -407,6 +480,8 @@ build_root(const struct request *req, struct sources *src, int errfd)
 	    umount2(".", MNT_DETACH) < 0 || chdir("/work") < 0)
 		spawn_fail(errfd, SPAWN_PIVOT);
 	close(root);
+	if (setuid_mode && strip_foreign_proc() < 0)
+		spawn_fail(errfd, SPAWN_PROC);
 }
 
 /* Closes every fd above 2 except a and b. */
@@ -571,7 +646,7 @@ init(const struct request *req, const struct workdir *wd,
     const struct ns_ids *ids, int errfd, int statusfd)
 {
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
-	bool nproc_ns = false;
+	bool nproc_ns = false, userns = false;
 	struct sources src;
 	cap_t none;
 	pid_t pid, p;
@@ -582,16 +657,43 @@ init(const struct request *req, const struct workdir *wd,
 	if ((!ids->setuid && take_ids(ids) < 0) ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		spawn_fail(errfd, SPAWN_IDS);
-	build_root(req, &src, errfd);
+	build_root(req, &src, ids->setuid, errfd);
 	/* Nothing of the helper's (socket, workdir fds) stays in here. */
 	close_all_but(errfd, statusfd);
 	if (sethostname("cordon", 6) < 0)
 		spawn_fail(errfd, SPAWN_HOSTNAME);
 	if (!network && loopback_up() < 0)
 		spawn_fail(errfd, SPAWN_LOOPBACK);
+	/*
+	 * Setuid mode, once the root is built: a user namespace of the
+	 * invoker's own (mapping only their uid and gid) between the payload
+	 * and the host, where the host lets root make one.  The kernel's
+	 * ptrace checks then refuse the payload every host process's /proc
+	 * links, whatever procfs it could reach (defence in depth over
+	 * strip_foreign_proc), and RLIMIT_NPROC counts this namespace's
+	 * processes, as without setuid.  Made here, the namespace owns no
+	 * mount, net or uts namespace: we lose nothing over them.  Where it
+	 * cannot be made (user.max_user_namespaces = 0, a filter) the run
+	 * goes on as before.  The maps are written by ourselves, as an
+	 * unprivileged user does, so only for these moments are we dumpable:
+	 * no payload exists yet, and we hold no privilege over the host now.
+	 */
+	if (ids->setuid && unshare(CLONE_NEWUSER) == 0) {
+		if (prctl(PR_SET_DUMPABLE, 1) < 0 || write_maps(getpid(), ids) < 0 ||
+		    prctl(PR_SET_DUMPABLE, 0) < 0)
+			spawn_fail(errfd, SPAWN_IDS);
+		userns = true;
+	}
 	/* Without a user namespace the limit would count the user's host-wide. */
-	if (req->limits.nproc != 0 && !ids->setuid)
+	if (req->limits.nproc != 0 && (!ids->setuid || userns))
 		nproc_ns = nproc_is_per_ns();
+	/*
+	 * Nothing in effect that would exempt the payload's fork from the
+	 * invoker's RLIMIT_NPROC (SYS_ADMIN): only SETPCAP, which the payload
+	 * needs to empty its bounding set.
+	 */
+	if (ids->setuid && priv_init_caps(false) < 0)
+		spawn_fail(errfd, SPAWN_CAPS);
 	/* The setup report the helper reads once the payload has started. */
 	if (write(statusfd, &(int){ nproc_ns }, sizeof(int)) != sizeof(int))
 		spawn_fail(errfd, SPAWN_IDS);
@@ -769,7 +871,7 @@ ns_start(int flags, void (*fn)(struct init_args *), struct init_args *a,
 		 * Only a child waiting for its maps is ever dumpable.
 		 */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || (ids->setuid &&
-		    (take_ids(ids) < 0 || priv_init_caps() < 0 ||
+		    (take_ids(ids) < 0 || priv_init_caps(true) < 0 ||
 		    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)) ||
 		    prctl(PR_SET_DUMPABLE, !ids->setuid) < 0 ||
 		    write(sync[0], "r", 1) != 1 ||

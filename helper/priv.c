@@ -187,16 +187,17 @@ priv_setgroups(void)
 }
 
 /*
- * Only the capabilities the init's steps need stay effective: mounts,
- * pivot_root and the hostname (SYS_ADMIN), loopback (NET_ADMIN), and
- * dropping the rest in the payload (SETPCAP).  Without the DAC ones no
- * path is opened past the invoker's permissions.
+ * Only the capabilities the init's steps need stay effective (setup):
+ * mounts, pivot_root and the hostname (SYS_ADMIN), loopback (NET_ADMIN),
+ * and dropping the rest in the payload (SETPCAP); then, before it forks
+ * the payload, SETPCAP alone.  Without the DAC ones no path is opened
+ * past the invoker's permissions.
  */
 int
-priv_init_caps(void)
+priv_init_caps(bool setup)
 {
 	static const cap_value_t keep[] = {
-		CAP_SYS_ADMIN, CAP_NET_ADMIN, CAP_SETPCAP,
+		CAP_SETPCAP, CAP_SYS_ADMIN, CAP_NET_ADMIN,
 	};
 	cap_t c;
 	int r;
@@ -204,7 +205,7 @@ priv_init_caps(void)
 	if ((c = cap_get_proc()) == NULL)
 		return -1;
 	r = cap_clear_flag(c, CAP_EFFECTIVE) < 0 ||
-	    cap_set_flag(c, CAP_EFFECTIVE, 3, keep, CAP_SET) < 0 ||
+	    cap_set_flag(c, CAP_EFFECTIVE, setup ? 3 : 1, keep, CAP_SET) < 0 ||
 	    cap_set_proc(c) < 0 ? -1 : 0;
 	cap_free(c);
 	return r;
@@ -247,8 +248,22 @@ priv_audit(const char *event, const struct request *req, const char *backend,
 			if (pv.user[i] < 0x21 || pv.user[i] > 0x7e)
 				pv.user[i] = '?';
 	}
-	if (audit_format(line, sizeof(line), event, req->run_id,
+	if (!audit_format(line, sizeof(line), event, req->run_id,
 	    (unsigned)pv.uid, pv.user, req->argv != NULL ? req->argv[0] : "",
 	    backend, outcome, cap))
-		syslog(LOG_NOTICE, "%s", line);
+		return;
+	/*
+	 * The kernel stamps each datagram to /dev/log with the sender's real
+	 * uid, which journald records as _UID.  Until the drop the saved uid
+	 * is 0, so the real uid may be 0 for the one send - no other id
+	 * moves, the euid stays the invoker's - and a line with _UID=0 is
+	 * one only root could have sent.  After the drop (the end line) the
+	 * real uid is the invoker's: that line is told by the _PID of its
+	 * start line, a pid held by this helper until then.
+	 */
+	if (!pv.dropped && setresuid(0, (uid_t)-1, (uid_t)-1) < 0)
+		die_errno("setresuid(audit)");
+	syslog(LOG_NOTICE, "%s", line);
+	if (!pv.dropped && setresuid(pv.uid, (uid_t)-1, (uid_t)-1) < 0)
+		die_errno("setresuid(audit)");
 }

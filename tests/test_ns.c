@@ -281,6 +281,52 @@ START_TEST(host_files_are_out_of_reach)
 }
 END_TEST
 
+/*
+ * A host procfs inside - bound in, or under a bound tree - must not lead
+ * back to the host: /proc/PID/root and cwd of a host process of the
+ * payload's own uid (a sleeper started here) are the way out a shared
+ * user namespace would give.  Setuid mode used to write through them.
+ */
+START_TEST(host_procfs_leads_nowhere)
+{
+	char open_dir[400], script[1024], esc[450];
+	struct stat st;
+	struct cmd c;
+	pid_t sleeper;
+
+	snprintf(open_dir, sizeof(open_dir), "%s/open", S.root);
+	ck_assert_int_eq(mkdir(open_dir, 0777), 0);
+	ck_assert_int_eq(chmod(open_dir, 0777), 0);
+	sleeper = fork();
+	ck_assert_int_ge(sleeper, 0);
+	if (sleeper == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0 || chdir(open_dir) < 0)
+			_exit(90);
+		execl("/bin/sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(script, sizeof(script),
+	    "for p in /hostproc/[0-9]* /host/proc/[0-9]*; do "
+	    "for l in root%s/open cwd; do "
+	    "(echo x > $p/$l/ESCAPED) 2>/dev/null; "
+	    "done; done; test -d /host/usr && echo host",
+	    S.root);
+	ck_assert_int_eq(nsrun(&c, "--ro-bind=/proc:/hostproc",
+	    "--ro-bind=/:/host", "--", "-c", script, NULL), 0);
+	(void)kill(sleeper, SIGKILL);
+	(void)waitpid(sleeper, NULL, 0);
+	assert_linux_ns(&c);
+	snprintf(esc, sizeof(esc), "%s/ESCAPED", open_dir);
+	ck_assert_msg(stat(esc, &st) < 0, "the payload wrote %s on the host: "
+	    "%s", esc, c.out);
+	/* The binds were there (the sandbox's own /work may be written). */
+	ck_assert_msg(strncmp(c.out, "host\n", 5) == 0, "unexpected: %s",
+	    c.out);
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(concurrent_runs_are_apart)
 {
 	char *argv[] = { (char *)X.bin, "run", X.trace_opt, X.base_opt,
@@ -552,6 +598,7 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, host_abstract_socket_is_unreachable);
 	tcase_add_test(tc, loopback_inside_works);
 	tcase_add_test(tc, host_files_are_out_of_reach);
+	tcase_add_test(tc, host_procfs_leads_nowhere);
 	tcase_add_test(tc, concurrent_runs_are_apart);
 	tcase_add_test(tc, proc_shows_only_the_sandbox);
 	tcase_add_test(tc, kill_minus_one_stays_inside);

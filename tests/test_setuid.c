@@ -19,9 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,12 +34,17 @@
 #include "testutil.h"
 
 static struct scratch S;
+/* Who start() runs the helper as (nobody), and with what RLIMIT_NPROC. */
+static uid_t as_uid = 65534;
+static rlim_t as_nproc = RLIM_INFINITY;
 static char helper[450], dir[400], base[512], marker[512];
 
 static void
 setup(void)
 {
 	scratch_init(&S);
+	as_uid = 65534;
+	as_nproc = RLIM_INFINITY;
 	snprintf(helper, sizeof(helper), "%s", setuid_helper(&S));
 	snprintf(dir, sizeof(dir), "%s/nobody", S.root);
 	snprintf(base, sizeof(base), "%s/wd", dir);
@@ -53,12 +62,15 @@ struct h {
 	int sock;
 };
 
-/* Drops to nobody: groups, gid, uid. */
+/* Drops to the invoker: groups, gid, uid, then the process limit. */
 static void
 become_nobody(void)
 {
-	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-	    setresuid(65534, 65534, 65534) < 0)
+	struct rlimit rl = { as_nproc, as_nproc };
+
+	if (setgroups(0, NULL) < 0 || setresgid(as_uid, as_uid, as_uid) < 0 ||
+	    setresuid(as_uid, as_uid, as_uid) < 0 ||
+	    (as_nproc != RLIM_INFINITY && setrlimit(RLIMIT_NPROC, &rl) < 0))
 		_exit(90);
 }
 
@@ -220,6 +232,44 @@ START_TEST(a_valid_request_runs)
 	ck_assert_int_eq(st.st_uid, 65534);
 	ck_assert_int_eq(stat(base, &st), 0);
 	ck_assert_int_eq(st.st_uid, 65534);
+}
+END_TEST
+
+/*
+ * The helper's privileged clone of the init, and the init's fork of the
+ * payload, must not take the invoker past their RLIMIT_NPROC: with room
+ * for the helper alone (a uid of its own, so no other test's processes
+ * count), the payload never runs.
+ */
+START_TEST(nproc_is_charged_to_the_invoker)
+{
+	char ud[450], wd[480];
+	struct cordon_msg m;
+	struct seen s;
+	struct h h;
+
+	as_uid = (uid_t)(64000 + getpid() % 1000);
+	snprintf(ud, sizeof(ud), "%s/u", S.root);
+	snprintf(wd, sizeof(wd), "%s/wd", ud);
+	ck_assert_int_eq(mkdir(ud, 0700), 0);
+	ck_assert_int_eq(chown(ud, as_uid, as_uid), 0);
+	request(&m, wd, CORDON_BACKEND_LINUX_NS);
+	as_nproc = 1;
+	start(&h, NULL, NULL);
+	ck_assert_int_eq(cordon_msg_send(h.sock, &m), 0);
+	send_rest(h.sock, "exit 42");
+	collect(&h, &s);
+	ck_assert_msg(!s.exited && s.pid == 0, "the payload ran past "
+	    "RLIMIT_NPROC (exit %d)", s.exit_code);
+	ck_assert_msg(s.error && strstr(s.text, "fork") != NULL, "error: %s",
+	    s.text);
+	/* The control: with room for the init and the payload, it runs. */
+	as_nproc = 3;
+	start(&h, NULL, NULL);
+	ck_assert_int_eq(cordon_msg_send(h.sock, &m), 0);
+	send_rest(h.sock, "exit 42");
+	collect(&h, &s);
+	ck_assert_msg(s.exited && s.exit_code == 42, "control: %s", s.text);
 }
 END_TEST
 
@@ -575,6 +625,124 @@ START_TEST(invoker_cannot_trace_and_signals_leave_nothing)
 }
 END_TEST
 
+/*
+ * This test's process (Check forks one per test) takes a mount namespace
+ * of its own whose /dev is a tmpfs with the host's device nodes bound in
+ * and a /dev/log socket of ours, so the setuid helper's syslog lines
+ * reach us with the kernel's credentials, as journald would get them.
+ */
+static int
+private_dev_log(void)
+{
+	static const char *const nodes[] = { "null", "zero", "full", "random",
+		"urandom", "tty" };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char t[450], p[480];
+	size_t i;
+	int fd, on = 1;
+
+	snprintf(t, sizeof(t), "%s/dev", S.root);
+	ck_assert_int_eq(mkdir(t, 0755), 0);
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	ck_assert_int_eq(mount("tmpfs", t, "tmpfs", 0, "mode=0755"), 0);
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", t, nodes[i]);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "/dev/%s", nodes[i]);
+		ck_assert_int_ge(fd = open(p, O_CREAT | O_WRONLY, 0644), 0);
+		close(fd);
+		ck_assert_int_eq(mount(sa.sun_path, p, NULL, MS_BIND, NULL), 0);
+	}
+	ck_assert_int_lt(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/log",
+	    t), (int)sizeof(sa.sun_path));
+	ck_assert_int_ge(fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(chmod(sa.sun_path, 0666), 0);
+	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on,
+	    sizeof(on)), 0);
+	ck_assert_int_eq(mount(t, "/dev", NULL, MS_BIND, NULL), 0);
+	return fd;
+}
+
+/* The next log line (or ""), with the sender's credentials. */
+static void
+log_line(int fd, char *buf, size_t size, struct ucred *uc)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	struct iovec iov = { buf, size - 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = &ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	memset(uc, 0, sizeof(*uc));
+	uc->uid = (uid_t)-1;
+	n = recvmsg(fd, &mh, MSG_DONTWAIT);
+	buf[n > 0 ? n : 0] = '\0';
+	for (c = CMSG_FIRSTHDR(&mh); n > 0 && c != NULL; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS)
+			memcpy(uc, CMSG_DATA(c), sizeof(*uc));
+}
+
+/*
+ * A run never executes unlogged: the start line is out before the
+ * helper says BACKEND (the payload exists from then on), so killing the
+ * helper there leaves it logged; it carries _UID=0, which logger(1)
+ * cannot forge; a finished run's end line comes from the same pid.
+ */
+START_TEST(audit_lines_precede_the_run_and_prove_their_sender)
+{
+	char line[1024];
+	struct cordon_msg m;
+	struct ucred uc;
+	struct seen s;
+	struct h h;
+	int type, lfd = private_dev_log();
+
+	request(&m, base, CORDON_BACKEND_LINUX_NS);
+	start(&h, NULL, NULL);
+	ck_assert_int_eq(cordon_msg_send(h.sock, &m), 0);
+	send_rest(h.sock, "sleep 60");
+	do {
+		ck_assert_int_eq(cordon_msg_recv(h.sock, &m), 0);
+		ck_assert_msg(m.type != CORDON_MSG_ERROR, "%s",
+		    m.u.error.message);
+		type = m.type;
+		cordon_msg_clear(&m);
+	} while (type != CORDON_MSG_BACKEND);
+	log_line(lfd, line, sizeof(line), &uc);
+	(void)kill(h.pid, SIGKILL);
+	collect(&h, &s);
+	ck_assert_msg(strstr(line, "cordon-helper[") != NULL &&
+	    strstr(line, ": start run=0123456789abcdef") != NULL,
+	    "no start line before BACKEND: '%s'", line);
+	ck_assert_msg(uc.uid == 0 && uc.pid == h.pid, "start line sent by uid "
+	    "%u pid %d (helper %d)", (unsigned)uc.uid, (int)uc.pid, (int)h.pid);
+
+	/* A run to its end: start, then end from the same helper. */
+	request(&m, base, CORDON_BACKEND_LINUX_NS);
+	m.u.request.run_id = "fedcba9876543210fedcba9876543210";
+	start(&h, NULL, NULL);
+	ck_assert_int_eq(cordon_msg_send(h.sock, &m), 0);
+	send_rest(h.sock, "exit 3");
+	collect(&h, &s);
+	ck_assert_msg(s.exited && s.exit_code == 3, "%s", s.text);
+	log_line(lfd, line, sizeof(line), &uc);
+	ck_assert_msg(strstr(line, ": start run=") != NULL && uc.uid == 0 &&
+	    uc.pid == h.pid, "start: '%s' uid %u", line, (unsigned)uc.uid);
+	log_line(lfd, line, sizeof(line), &uc);
+	ck_assert_msg(strstr(line, ": end run=") != NULL &&
+	    strstr(line, "backend=linux-ns") != NULL &&
+	    strstr(line, "outcome=exited") != NULL && uc.pid == h.pid,
+	    "end: '%s' pid %d", line, (int)uc.pid);
+	close(lfd);
+}
+END_TEST
+
 START_TEST(audit_line_is_bounded_and_printable)
 {
 	char line[512], cmd[300];
@@ -616,6 +784,7 @@ main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, a_valid_request_runs);
+	tcase_add_test(tc, nproc_is_charged_to_the_invoker);
 	tcase_add_test(tc, malformed_frames_are_refused);
 	tcase_add_test(tc, limits_over_the_maxima_are_refused);
 	tcase_add_test(tc, bases_out_of_the_invokers_reach_are_refused);
@@ -625,6 +794,7 @@ main(void)
 	tcase_add_loop_test(tc, invoker_cannot_trace_and_signals_leave_nothing,
 	    0, 2);
 	tcase_add_test(tc, audit_line_is_bounded_and_printable);
+	tcase_add_test(tc, audit_lines_precede_the_run_and_prove_their_sender);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
