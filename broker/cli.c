@@ -584,17 +584,81 @@ iso_time(char *buf, size_t sz, int64_t ms)
 		snprintf(buf, sz, "?");
 }
 
-/* argv as one shell-ish line for humans (the JSON has it exactly). */
+/*
+ * Free text for a terminal (paths, reasons, event details): controls,
+ * C1 controls and bytes that are not UTF-8 become \xNN, so nothing a
+ * payload or a path holds can move the cursor or recolour the screen.
+ * Not reversible (a literal "\x1b" looks the same); the JSON is exact.
+ */
+static void
+print_text(FILE *f, const char *s)
+{
+	size_t n, k;
+
+	if (s == NULL) {
+		fputc('-', f);
+		return;
+	}
+	for (; *s != '\0'; s += n) {
+		n = cordon_utf8_len(s);
+		if (n == 0 || cordon_utf8_is_control(s, n)) {
+			n = n == 0 ? 1 : n;
+			for (k = 0; k < n; k++)
+				fprintf(f, "\\x%02x", (unsigned char)s[k]);
+		} else {
+			(void)fwrite(s, 1, n, f);
+		}
+	}
+}
+
+/*
+ * One argument as a shell reads it back: bare when it is only characters
+ * no shell treats specially, else in $'...' (bash, zsh, ksh, POSIX.1-2024
+ * sh) with \\, \', \n, \t, and \xNN for controls and bytes that are
+ * not UTF-8.  So the argv line of trace list/show is printable and still
+ * names the bytes that ran.
+ */
+static void
+print_arg(FILE *f, const char *s)
+{
+	static const char bare[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+	size_t n, k;
+
+	if (s[0] != '\0' && s[strspn(s, bare)] == '\0') {
+		fputs(s, f);
+		return;
+	}
+	fputs("$'", f);
+	for (; *s != '\0'; s += n) {
+		n = cordon_utf8_len(s);
+		if (*s == '\\' || *s == '\'') {
+			fputc('\\', f);
+			fputc(*s, f);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+		} else if (n == 0 || cordon_utf8_is_control(s, n)) {
+			n = n == 0 ? 1 : n;
+			for (k = 0; k < n; k++)
+				fprintf(f, "\\x%02x", (unsigned char)s[k]);
+		} else {
+			(void)fwrite(s, 1, n, f);
+		}
+	}
+	fputc('\'', f);
+}
+
+/* argv as one shell line for humans (the JSON has it exactly). */
 static void
 print_argv(FILE *f, const struct cordon_result *r)
 {
 	size_t i;
-	const char *p;
 
 	for (i = 0; i < r->argc; i++) {
 		fputs(i == 0 ? "" : " ", f);
-		for (p = r->argv[i]; *p != '\0'; p++)
-			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+		print_arg(f, r->argv[i]);
 	}
 }
 
@@ -650,9 +714,60 @@ event_text(const struct cordon_trace_event *ev, void *arg)
 
 	(void)arg;
 	iso_time(when, sizeof(when), ev->ts_ms);
-	printf("  %s.%03d  %-9s %s\n", when, (int)(ev->ts_ms % 1000), ev->kind,
-	    ev->detail != NULL ? ev->detail : "");
+	printf("  %s.%03d  %-9s ", when, (int)(ev->ts_ms % 1000), ev->kind);
+	print_text(stdout, ev->detail != NULL ? ev->detail : "");
+	putchar('\n');
 	return 0;
+}
+
+/* trace show RUN_ID, for a person; every stored string through print_text. */
+static int
+show_text(struct cordon_trace *t, const struct cordon_result *r)
+{
+	char when[32], why[256], lim[32];
+	int c;
+
+	iso_time(when, sizeof(when), r->created_ms);
+	printf("run       %s\ncreated   %s\nuser      ", r->run_id, when);
+	print_text(stdout, r->user);
+	printf(" (uid %u)\ncwd       ", r->uid);
+	print_text(stdout, r->cwd);
+	printf("\nargv      ");
+	print_argv(stdout, r);
+	printf("\nbackend   %s (",
+	    r->backend != 0 ? cordon_backend_name(r->backend) : "-");
+	print_text(stdout, r->backend_reason);
+	printf(")\noutcome   %s\n", r->outcome != 0 ?
+	    cordon_outcome_name(r->outcome) : "running or unknown");
+	if (r->outcome == CORDON_OUTCOME_EXITED)
+		printf("exit      %d\n", r->exit_code);
+	if (r->signal != 0)
+		printf("signal    %d\n", r->signal);
+	if (r->cap != 0) {
+		format_limit(lim, sizeof(lim), r->cap,
+		    cordon_config_get_limit(&(cordon_config){
+		    .limits = r->limits }, r->cap));
+		printf("cap       %s (%s)\n", cordon_cap_name(r->cap), lim);
+	}
+	printf("cpu       %.3f s\nwall      %.3f s\nmax rss   %llu "
+	    "bytes\nworkdir   ", (double)r->cpu_ns / 1e9,
+	    (double)r->wall_ns / 1e9, (unsigned long long)r->max_rss);
+	print_text(stdout, r->workdir);
+	printf(" (%s)\n", r->workdir_removed == 1 ? "removed" :
+	    r->workdir_removed == 0 ? "NOT removed" : "unknown");
+	for (c = 1; c < CORDON_CAP_MAX_; c++)
+		if (cordon_not_applied_reason(r, c, why, sizeof(why)) != NULL) {
+			printf("unapplied %s: ", cordon_cap_name(c));
+			print_text(stdout, why);
+			putchar('\n');
+		}
+	if (r->error != NULL) {
+		printf("error     ");
+		print_text(stdout, r->error);
+		putchar('\n');
+	}
+	printf("events\n");
+	return cordon_trace_get_events(t, r->run_id, event_text, NULL);
 }
 
 /* One run with its events, as a JSON object into j. */
@@ -709,7 +824,6 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 	struct cordon_result r;
 	struct cordon_json j;
 	const char *sub;
-	char lim[32];
 	int i, rc = 0, err;
 
 	if (argc < 2)
@@ -759,45 +873,7 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 			if ((err = run_json(t, &r, &j)) == 0)
 				rc = print_json(&j);
 		} else if (err == 0) {
-			char when[32], why[256];
-			int c;
-
-			iso_time(when, sizeof(when), r.created_ms);
-			printf("run       %s\ncreated   %s\nuser      %s (uid %u)\n"
-			    "cwd       %s\nargv      ", r.run_id, when,
-			    r.user != NULL ? r.user : "?", r.uid,
-			    r.cwd != NULL ? r.cwd : "?");
-			print_argv(stdout, &r);
-			printf("\nbackend   %s (%s)\noutcome   %s\n",
-			    r.backend != 0 ? cordon_backend_name(r.backend) : "-",
-			    r.backend_reason != NULL ? r.backend_reason : "-",
-			    r.outcome != 0 ? cordon_outcome_name(r.outcome) :
-			    "running or unknown");
-			if (r.outcome == CORDON_OUTCOME_EXITED)
-				printf("exit      %d\n", r.exit_code);
-			if (r.signal != 0)
-				printf("signal    %d\n", r.signal);
-			if (r.cap != 0) {
-				format_limit(lim, sizeof(lim), r.cap,
-				    cordon_config_get_limit(&(cordon_config){
-				    .limits = r.limits }, r.cap));
-				printf("cap       %s (%s)\n", cordon_cap_name(r.cap), lim);
-			}
-			printf("cpu       %.3f s\nwall      %.3f s\nmax rss   %llu "
-			    "bytes\nworkdir   %s (%s)\n", (double)r.cpu_ns / 1e9,
-			    (double)r.wall_ns / 1e9, (unsigned long long)r.max_rss,
-			    r.workdir != NULL ? r.workdir : "-",
-			    r.workdir_removed == 1 ? "removed" :
-			    r.workdir_removed == 0 ? "NOT removed" : "unknown");
-			for (c = 1; c < CORDON_CAP_MAX_; c++)
-				if (cordon_not_applied_reason(&r, c, why,
-				    sizeof(why)) != NULL)
-					printf("unapplied %s: %s\n",
-					    cordon_cap_name(c), why);
-			if (r.error != NULL)
-				printf("error     %s\n", r.error);
-			printf("events\n");
-			err = cordon_trace_get_events(t, r.run_id, event_text, NULL);
+			err = show_text(t, &r);
 		}
 		cordon_result_clear(&r);
 	}

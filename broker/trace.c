@@ -8,11 +8,10 @@
  * the busy timeout applies, instead of upgrading a read lock later (which
  * fails with SQLITE_BUSY without ever calling the busy handler).
  *
- * argv is stored twice: as a JSON array for people reading the database
- * with the sqlite3 shell, and as the strings each followed by one NUL in
- * argv_blob, which is what is read back.  JSON escapes bytes that are not
- * UTF-8 as \u00XX, which cannot be told apart from the code point, so
- * only the blob gives argv back exactly as it was given.
+ * argv is stored twice: as the strings each followed by one NUL in
+ * argv_blob, which is what is read back, and as a JSON array (json.h's
+ * escapes: a byte that is not UTF-8 is "\udcXX") for people reading the
+ * database with the sqlite3 shell.
  */
 #include "config.h"
 

@@ -745,6 +745,142 @@ START_TEST(argv_is_recorded_exactly)
 }
 END_TEST
 
+/* The argv of the record in json, decoded: the payload, "exit", want. */
+static void
+assert_argv_json(const char *what, const char *json, const char *const *want,
+    size_t nwant)
+{
+	size_t n = 0, i;
+	char **v = json_get_strv(json, "argv", &n);
+
+	ck_assert_msg(v != NULL, "%s: no argv array of strings in: %s", what,
+	    json);
+	ck_assert_msg(n == nwant + 2, "%s: %zu arguments, want %zu", what, n,
+	    nwant + 2);
+	ck_assert_str_eq(v[0], payload_bin());
+	ck_assert_str_eq(v[1], "exit");
+	for (i = 0; i < nwant; i++)
+		ck_assert_msg(strcmp(v[i + 2], want[i]) == 0,
+		    "%s: argument %zu does not decode to the bytes that ran: %s",
+		    what, i + 2, json);
+	strv_free(v);
+}
+
+static void
+assert_printable(const char *what, const char *out)
+{
+	size_t bad = 0;
+
+	ck_assert_msg(utf8_printable(out, strlen(out), &bad),
+	    "%s: not printable at byte %zu: %s", what, bad, out + bad);
+}
+
+/*
+ * Every byte value 1-255 in one argument, and beside it valid UTF-8, C1
+ * controls, a literal "\udcff" and bytes that only look like UTF-8: the
+ * JSON of run --json, trace show --json and trace export decodes (a JSON
+ * decoder, then surrogateescape) to the bytes that ran, and every output
+ * stays printable UTF-8.
+ */
+START_TEST(argv_bytes_round_trip_through_json)
+{
+	char all[256], *id, path[400], line[8192], *nl;
+	const char *want[6];
+	struct cmd c, l;
+	size_t i, n;
+	int fd;
+
+	for (i = 0; i < 255; i++)
+		all[i] = (char)(i + 1);
+	all[255] = '\0';
+	want[0] = "0";
+	want[1] = all;
+	want[2] = "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80";
+	want[3] = "\xc2\x9b" "31m\xc2\x85";
+	want[4] = "\\udcff\\u00ff";
+	/* An encoded surrogate, overlong, past U+10FFFF, cut short. */
+	want[5] = "\xed\xb3\xbf" "\xc0\xaf" "\xf4\x90\x80\x80" "\xe2\x9c";
+	ck_assert_int_eq(crun(&c, NULL, "--", "exit", want[0], want[1], want[2],
+	    want[3], want[4], want[5], NULL), 0);
+	assert_argv_json("run --json", c.out, want, 6);
+	assert_printable("run --json", c.out);
+	id = run_id_of(&c);
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "show", id,
+		    "--json", S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		assert_argv_json("trace show --json", l.out, want, 6);
+		assert_printable("trace show --json", l.out);
+		/* The reader README.md names, where there is one. */
+		snprintf(path, sizeof(path), "%s/show.json", S.root);
+		ck_assert_int_ge(fd = open(path, O_WRONLY | O_CREAT, 0600), 0);
+		ck_assert_int_eq(write(fd, l.out, strlen(l.out)),
+		    (ssize_t)strlen(l.out));
+		close(fd);
+		cmd_free(&l);
+	}
+	if (access("/usr/bin/python3", X_OK) == 0) {
+		char *argv[] = { "/usr/bin/python3", "-c", "import json, sys; "
+		    "sys.stdout.buffer.write(b'\\0'.join(a.encode('utf-8', "
+		    "'surrogateescape') for a in json.load(sys.stdin)['argv']"
+		    "[2:]))", NULL };
+
+		ck_assert_int_eq(run_cmd_in(&l, argv, NULL, path), 0);
+		for (i = 0, n = 0; i < 6; i++) {
+			ck_assert_msg(strcmp(l.out + n, want[i]) == 0,
+			    "python3 decodes argument %zu differently", i + 2);
+			n += strlen(want[i]) + 1;
+		}
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "export",
+		    S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		assert_argv_json("trace export", l.out, want, 6);
+		assert_printable("trace export", l.out);
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "list",
+		    S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		assert_printable("trace list", l.out);
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "show", id,
+		    S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		assert_printable("trace show", l.out);
+		/* The argv line is a shell line: bash reads back the bytes. */
+		ck_assert_ptr_nonnull(nl = strstr(l.out, "\nargv      "));
+		snprintf(line, sizeof(line), "printf '%%s\\0' %.*s",
+		    (int)strcspn(nl + 11, "\n"), nl + 11);
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { "/bin/bash", "-c", line, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		n = strlen(payload_bin()) + strlen("exit") + 2;
+		for (i = 0; i < 6; i++) {
+			ck_assert_msg(strcmp(l.out + n, want[i]) == 0,
+			    "the human argv line reads back differently at "
+			    "argument %zu: %s", i + 2, line);
+			n += strlen(want[i]) + 1;
+		}
+		cmd_free(&l);
+	}
+	free(id);
+	cmd_free(&c);
+}
+END_TEST
+
 /*
  * As an unprivileged user (nobody), a payload that locks directories with
  * chmod 000 still has its workdir removed.  As root the permission bits do
@@ -834,6 +970,7 @@ run_suite(void)
 	tcase_add_test(tc, trace_list_and_show);
 	tcase_add_test(tc, trace_output_to_a_full_disk_fails);
 	tcase_add_test(tc, argv_is_recorded_exactly);
+	tcase_add_test(tc, argv_bytes_round_trip_through_json);
 	tcase_add_test(tc, unprivileged_chmod_000_is_removed);
 	suite_add_tcase(s, tc);
 	return s;
