@@ -14,12 +14,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,7 +59,12 @@ static const char usage_text[] =
 "  --keep-env KEY       pass KEY from this environment (repeatable; not proxies)\n"
 "  --require LIST       refuse to run unless these controls apply, e.g.\n"
 "                       network-isolation,filesystem-isolation,memory,processes\n"
-"  --json               print the result record as JSON on stdout\n"
+"  --json               print the result record as JSON on stdout, after the\n"
+"                       command's own output (for people)\n"
+"  --json-fd N          write the record to inherited fd N (3 or above), then\n"
+"                       close it; the command never has N (for harnesses)\n"
+"  --result FILE        write the record to FILE atomically (a new file, mode\n"
+"                       0600, renamed over FILE; a symlink at FILE is refused)\n"
 "  --trace PATH         trace database (default $XDG_STATE_HOME/cordon/trace.db)\n"
 "  --workdir-base DIR   where workdirs are made (default $XDG_RUNTIME_DIR/cordon)\n"
 "  --copy-in SRC[:DEST] copy a file or tree into the workdir before the run\n"
@@ -142,7 +150,7 @@ enum {
 	OPT_NETWORK, OPT_BACKEND, OPT_JSON, OPT_TRACE, OPT_WORKDIR_BASE,
 	OPT_LIMIT, OPT_COPY_IN, OPT_COPY_OUT, OPT_COPY_OUT_LIMIT, OPT_RO_BIND,
 	OPT_STDOUT, OPT_STDERR, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_PROFILE, OPT_ENV,
-	OPT_KEEP_ENV, OPT_REQUIRE, OPT_KIND,
+	OPT_KEEP_ENV, OPT_REQUIRE, OPT_KIND, OPT_JSON_FD, OPT_RESULT,
 };
 
 static const struct option long_opts[] = {
@@ -170,6 +178,8 @@ static const struct option long_opts[] = {
 	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
 	{ "require", required_argument, NULL, OPT_REQUIRE },
 	{ "kind", required_argument, NULL, OPT_KIND },
+	{ "json-fd", required_argument, NULL, OPT_JSON_FD },
+	{ "result", required_argument, NULL, OPT_RESULT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -177,7 +187,10 @@ struct opts {
 	bool json;
 	unsigned limit;
 	const char *out_path, *err_path;   /* --stdout, --stderr */
+	int json_fd;                       /* --json-fd, or -1 */
+	const char *result_path;           /* --result */
 };
+#define OPTS_INIT { false, 0, NULL, NULL, -1, NULL }
 
 /*
  * SRC[:DEST], split at the first ':' (so SRC cannot hold one; the library
@@ -347,6 +360,17 @@ parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
 				usage_error("--kind: '%s' is not policy or profile",
 				    optarg);
 			break;
+		case OPT_JSON_FD:
+			if (cordon_parse_count(optarg, &n) < 0 || n > INT_MAX)
+				usage_error("--json-fd: '%s' is not a file "
+				    "descriptor number", optarg);
+			o->json_fd = (int)n;
+			break;
+		case OPT_RESULT:
+			if (optarg[0] == '\0')
+				usage_error("--result: empty path");
+			o->result_path = optarg;
+			break;
 		default:
 			set_policy_opt(cfg, c, optarg);
 			break;
@@ -356,7 +380,7 @@ parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
 }
 
 /* Letters for parse_opts' allowed sets: OPT_CPU is 'a', OPT_WALL 'b', ... */
-#define ALLOW_RUN "abcdefghijlmnopqrstuvw"
+#define ALLOW_RUN "abcdefghijlmnopqrstuvwyz"
 #define ALLOW_POLICY "x"
 #define ALLOW_TRACE_LIST "hik"
 #define ALLOW_TRACE_SHOW "hi"
@@ -438,10 +462,210 @@ open_output(cordon_config *cfg, const char *out, const char *err)
 	cordon_config_set_stderr_fd(cfg, efd);
 }
 
+/*
+ * --json-fd and --result: the record apart from the payload's output.
+ * Everything that can be checked is checked before the run (bad input
+ * changes nothing: no trace row, no file); the record is written after
+ * it, whatever the outcome, as long as cordon_run produced one.
+ */
+struct record_dest {
+	int fd;                  /* --json-fd N, or -1 */
+	int dirfd;               /* --result FILE's directory, or -1 */
+	char *name;              /* FILE's last component */
+	const char *path;        /* FILE as given, for messages */
+};
+
+static const char *const stdio_name[] = { "stdin", "stdout", "stderr" };
+
+/*
+ * N must be open for writing and not 0-2, which the payload inherits and
+ * writes to.  It is made close-on-exec, and the helper is started with
+ * nothing but fds 0-2 and its socket (run.c), so the payload never has N.
+ */
+static void
+check_json_fd(int fd)
+{
+	int fl;
+
+	if (fd <= 2)
+		usage_error("--json-fd: %d is the command's %s; give an fd of "
+		    "its own (3 or above), or use --json", fd, stdio_name[fd]);
+	if ((fl = fcntl(fd, F_GETFL)) < 0)
+		usage_error("--json-fd: fd %d is not open", fd);
+	if ((fl & O_ACCMODE) != O_WRONLY && (fl & O_ACCMODE) != O_RDWR)
+		usage_error("--json-fd: fd %d is not open for writing", fd);
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		usage_error("--json-fd: fd %d: %s", fd, strerror(errno));
+}
+
+/*
+ * FILE's directory is opened now, so the record lands in the directory
+ * that was meant even if a path above it changes during the run.  FILE
+ * itself must be absent or a regular file: a symlink is refused rather
+ * than replaced, as --stdout refuses one (and one planted during the run
+ * is replaced by the rename, never followed).
+ */
+static void
+open_result_dir(const char *path, struct record_dest *d)
+{
+	struct stat st;
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	d->path = path;
+	if ((d->name = strdup(slash != NULL ? slash + 1 : path)) == NULL ||
+	    (dir = slash == NULL ? strdup(".") : slash == path ? strdup("/") :
+	    strndup(path, (size_t)(slash - path))) == NULL)
+		usage_error("out of memory");
+	if (d->name[0] == '\0' || strcmp(d->name, ".") == 0 ||
+	    strcmp(d->name, "..") == 0)
+		usage_error("--result: '%s' names a directory, not a file", path);
+	if ((d->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		usage_error("--result: %s: %s", dir, strerror(errno));
+	if (faccessat(d->dirfd, ".", W_OK | X_OK, 0) < 0)
+		usage_error("--result: cannot create files in %s: %s", dir,
+		    strerror(errno));
+	if (fstatat(d->dirfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			usage_error("--result: %s is a symbolic link; cordon "
+			    "never writes through one (name its target)", path);
+		if (!S_ISREG(st.st_mode))
+			usage_error("--result: %s exists and is not a regular "
+			    "file", path);
+	} else if (errno != ENOENT) {
+		usage_error("--result: %s: %s", path, strerror(errno));
+	}
+	free(dir);
+}
+
+static void
+record_dest_open(const struct opts *o, struct record_dest *d)
+{
+	d->fd = -1;
+	d->dirfd = -1;
+	d->name = NULL;
+	d->path = NULL;
+	if (o->json_fd >= 0) {
+		check_json_fd(o->json_fd);
+		d->fd = o->json_fd;
+	}
+	if (o->result_path != NULL)
+		open_result_dir(o->result_path, d);
+}
+
+/* All of buf to fd, waiting out a non-blocking fd the invoker gave us. */
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT, .revents = 0 };
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, buf, len)) >= 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			(void)poll(&p, 1, -1);
+		} else if (errno != EINTR) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * FILE, atomically: a fresh temp file in its directory (O_EXCL and
+ * O_NOFOLLOW, so nothing planted there is opened), mode 0600 whatever the
+ * umask, written and synced, then renamed over FILE.  A reader sees the
+ * old FILE or the whole record, never a part.  On failure the temp file
+ * is removed and errno says why.
+ */
+static int
+write_result_file(const struct record_dest *d, const char *rec, size_t len)
+{
+	char tmp[64];
+	uint64_t rnd = 0;
+	int fd = -1, tries, e;
+
+	for (tries = 0; tries < 16 && fd < 0; tries++) {
+		if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return -1;
+		snprintf(tmp, sizeof(tmp), ".cordon-result-%016llx",
+		    (unsigned long long)rnd);
+		fd = openat(d->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0600) < 0 || write_all(fd, rec, len) < 0 ||
+	    fsync(fd) < 0) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (renameat(d->dirfd, tmp, d->dirfd, d->name) == 0)
+		return 0;
+	e = errno;
+fail:
+	(void)unlinkat(d->dirfd, tmp, 0);
+	errno = e;
+	return -1;
+}
+
+/* The record (json plus a newline) to each destination: 0 or 125. */
+static int
+record_dest_write(struct record_dest *d, const char *json)
+{
+	size_t len = strlen(json);
+	char *rec;
+	int rc = 0;
+
+	if ((rec = malloc(len + 2)) == NULL) {
+		fprintf(stderr, "cordon: out of memory writing the result\n");
+		return EXIT_SANDBOX;
+	}
+	memcpy(rec, json, len);
+	memcpy(rec + len, "\n", 2);
+	if (d->fd >= 0) {
+		if (write_all(d->fd, rec, len + 1) < 0) {
+			fprintf(stderr, "cordon: --json-fd: cannot write the "
+			    "result to fd %d: %s\n", d->fd, strerror(errno));
+			rc = EXIT_SANDBOX;
+		}
+		/* The reader sees the end of the record as end of file. */
+		(void)close(d->fd);
+		d->fd = -1;
+	}
+	if (d->dirfd >= 0 && write_result_file(d, rec, len + 1) < 0) {
+		fprintf(stderr, "cordon: --result: cannot write %s: %s\n",
+		    d->path, strerror(errno));
+		rc = EXIT_SANDBOX;
+	}
+	free(rec);
+	return rc;
+}
+
+static void
+record_dest_close(struct record_dest *d)
+{
+	if (d->dirfd >= 0)
+		(void)close(d->dirfd);
+	free(d->name);
+	d->dirfd = -1;
+	d->name = NULL;
+}
+
 static int
 cmd_run(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0, NULL, NULL };
+	struct opts o = OPTS_INIT;
+	struct record_dest rd;
 	struct sigaction sa;
 	cordon_result *res = NULL;
 	cordon_config *scratch;
@@ -469,10 +693,12 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 		return EXIT_SANDBOX;
 	}
 	i = parse_opts(argc, argv, cfg, &o, "run", ALLOW_RUN);
+	record_dest_open(&o, &rd);
 	/* The system policy and --require: refused before anything starts. */
 	if ((r = cordon_config_check(cfg, perr, sizeof(perr))) < 0) {
 		fprintf(stderr, "cordon: nothing was run: %s\n", perr[0] != '\0' ?
 		    perr : cordon_strerror(r));
+		record_dest_close(&rd);
 		return EXIT_SANDBOX;
 	}
 	open_output(cfg, o.out_path, o.err_path);
@@ -486,6 +712,7 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 	/* Signals cancel the run through the library, so the trace is whole. */
 	if (pipe2(cancel_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		fprintf(stderr, "cordon: pipe: %s\n", strerror(errno));
+		record_dest_close(&rd);
 		return EXIT_SANDBOX;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -500,6 +727,7 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 		fprintf(stderr, "cordon: nothing was run: %s\n",
 		    r == -CORDON_E_TRACE ? "the run could not be recorded in "
 		    "the trace database" : cordon_strerror(r));
+		record_dest_close(&rd);
 		return EXIT_SANDBOX;
 	}
 	status = cordon_result_exit_status(res);
@@ -534,15 +762,25 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 			fprintf(stderr, "cordon: %s\n", err);
 		break;
 	}
-	if (o.json) {
+	/*
+	 * Nothing is spawned from here on, so ignoring SIGPIPE reaches no
+	 * payload: a reader gone from --json-fd or stdout is an error (125),
+	 * not a silent kill.
+	 */
+	(void)signal(SIGPIPE, SIG_IGN);
+	if (o.json || rd.fd >= 0 || rd.dirfd >= 0) {
 		if (cordon_result_json(res, &json) < 0) {
 			fprintf(stderr, "cordon: cannot format the result\n");
 			status = EXIT_SANDBOX;
 		} else {
-			printf("%s\n", json);
+			if (record_dest_write(&rd, json) != 0)
+				status = EXIT_SANDBOX;
+			if (o.json)
+				printf("%s\n", json);
 			free(json);
 		}
 	}
+	record_dest_close(&rd);
 	cordon_result_free(res);
 	if (fflush(stdout) != 0)
 		return EXIT_SANDBOX;
@@ -584,17 +822,81 @@ iso_time(char *buf, size_t sz, int64_t ms)
 		snprintf(buf, sz, "?");
 }
 
-/* argv as one shell-ish line for humans (the JSON has it exactly). */
+/*
+ * Free text for a terminal (paths, reasons, event details): controls,
+ * C1 controls and bytes that are not UTF-8 become \xNN, so nothing a
+ * payload or a path holds can move the cursor or recolour the screen.
+ * Not reversible (a literal "\x1b" looks the same); the JSON is exact.
+ */
+static void
+print_text(FILE *f, const char *s)
+{
+	size_t n, k;
+
+	if (s == NULL) {
+		fputc('-', f);
+		return;
+	}
+	for (; *s != '\0'; s += n) {
+		n = cordon_utf8_len(s);
+		if (n == 0 || cordon_utf8_is_control(s, n)) {
+			n = n == 0 ? 1 : n;
+			for (k = 0; k < n; k++)
+				fprintf(f, "\\x%02x", (unsigned char)s[k]);
+		} else {
+			(void)fwrite(s, 1, n, f);
+		}
+	}
+}
+
+/*
+ * One argument as a shell reads it back: bare when it is only characters
+ * no shell treats specially, else in $'...' (bash, zsh, ksh, POSIX.1-2024
+ * sh) with \\, \', \n, \t, and \xNN for controls and bytes that are
+ * not UTF-8.  So the argv line of trace list/show is printable and still
+ * names the bytes that ran.
+ */
+static void
+print_arg(FILE *f, const char *s)
+{
+	static const char bare[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+	size_t n, k;
+
+	if (s[0] != '\0' && s[strspn(s, bare)] == '\0') {
+		fputs(s, f);
+		return;
+	}
+	fputs("$'", f);
+	for (; *s != '\0'; s += n) {
+		n = cordon_utf8_len(s);
+		if (*s == '\\' || *s == '\'') {
+			fputc('\\', f);
+			fputc(*s, f);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+		} else if (n == 0 || cordon_utf8_is_control(s, n)) {
+			n = n == 0 ? 1 : n;
+			for (k = 0; k < n; k++)
+				fprintf(f, "\\x%02x", (unsigned char)s[k]);
+		} else {
+			(void)fwrite(s, 1, n, f);
+		}
+	}
+	fputc('\'', f);
+}
+
+/* argv as one shell line for humans (the JSON has it exactly). */
 static void
 print_argv(FILE *f, const struct cordon_result *r)
 {
 	size_t i;
-	const char *p;
 
 	for (i = 0; i < r->argc; i++) {
 		fputs(i == 0 ? "" : " ", f);
-		for (p = r->argv[i]; *p != '\0'; p++)
-			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+		print_arg(f, r->argv[i]);
 	}
 }
 
@@ -650,9 +952,60 @@ event_text(const struct cordon_trace_event *ev, void *arg)
 
 	(void)arg;
 	iso_time(when, sizeof(when), ev->ts_ms);
-	printf("  %s.%03d  %-9s %s\n", when, (int)(ev->ts_ms % 1000), ev->kind,
-	    ev->detail != NULL ? ev->detail : "");
+	printf("  %s.%03d  %-9s ", when, (int)(ev->ts_ms % 1000), ev->kind);
+	print_text(stdout, ev->detail != NULL ? ev->detail : "");
+	putchar('\n');
 	return 0;
+}
+
+/* trace show RUN_ID, for a person; every stored string through print_text. */
+static int
+show_text(struct cordon_trace *t, const struct cordon_result *r)
+{
+	char when[32], why[256], lim[32];
+	int c;
+
+	iso_time(when, sizeof(when), r->created_ms);
+	printf("run       %s\ncreated   %s\nuser      ", r->run_id, when);
+	print_text(stdout, r->user);
+	printf(" (uid %u)\ncwd       ", r->uid);
+	print_text(stdout, r->cwd);
+	printf("\nargv      ");
+	print_argv(stdout, r);
+	printf("\nbackend   %s (",
+	    r->backend != 0 ? cordon_backend_name(r->backend) : "-");
+	print_text(stdout, r->backend_reason);
+	printf(")\noutcome   %s\n", r->outcome != 0 ?
+	    cordon_outcome_name(r->outcome) : "running or unknown");
+	if (r->outcome == CORDON_OUTCOME_EXITED)
+		printf("exit      %d\n", r->exit_code);
+	if (r->signal != 0)
+		printf("signal    %d\n", r->signal);
+	if (r->cap != 0) {
+		format_limit(lim, sizeof(lim), r->cap,
+		    cordon_config_get_limit(&(cordon_config){
+		    .limits = r->limits }, r->cap));
+		printf("cap       %s (%s)\n", cordon_cap_name(r->cap), lim);
+	}
+	printf("cpu       %.3f s\nwall      %.3f s\nmax rss   %llu "
+	    "bytes\nworkdir   ", (double)r->cpu_ns / 1e9,
+	    (double)r->wall_ns / 1e9, (unsigned long long)r->max_rss);
+	print_text(stdout, r->workdir);
+	printf(" (%s)\n", r->workdir_removed == 1 ? "removed" :
+	    r->workdir_removed == 0 ? "NOT removed" : "unknown");
+	for (c = 1; c < CORDON_CAP_MAX_; c++)
+		if (cordon_not_applied_reason(r, c, why, sizeof(why)) != NULL) {
+			printf("unapplied %s: ", cordon_cap_name(c));
+			print_text(stdout, why);
+			putchar('\n');
+		}
+	if (r->error != NULL) {
+		printf("error     ");
+		print_text(stdout, r->error);
+		putchar('\n');
+	}
+	printf("events\n");
+	return cordon_trace_get_events(t, r->run_id, event_text, NULL);
 }
 
 /* One run with its events, as a JSON object into j. */
@@ -704,12 +1057,11 @@ export_one(const struct cordon_result *r, void *arg)
 static int
 cmd_trace(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0, NULL, NULL };
+	struct opts o = OPTS_INIT;
 	struct cordon_trace *t = NULL;
 	struct cordon_result r;
 	struct cordon_json j;
 	const char *sub;
-	char lim[32];
 	int i, rc = 0, err;
 
 	if (argc < 2)
@@ -759,45 +1111,7 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 			if ((err = run_json(t, &r, &j)) == 0)
 				rc = print_json(&j);
 		} else if (err == 0) {
-			char when[32], why[256];
-			int c;
-
-			iso_time(when, sizeof(when), r.created_ms);
-			printf("run       %s\ncreated   %s\nuser      %s (uid %u)\n"
-			    "cwd       %s\nargv      ", r.run_id, when,
-			    r.user != NULL ? r.user : "?", r.uid,
-			    r.cwd != NULL ? r.cwd : "?");
-			print_argv(stdout, &r);
-			printf("\nbackend   %s (%s)\noutcome   %s\n",
-			    r.backend != 0 ? cordon_backend_name(r.backend) : "-",
-			    r.backend_reason != NULL ? r.backend_reason : "-",
-			    r.outcome != 0 ? cordon_outcome_name(r.outcome) :
-			    "running or unknown");
-			if (r.outcome == CORDON_OUTCOME_EXITED)
-				printf("exit      %d\n", r.exit_code);
-			if (r.signal != 0)
-				printf("signal    %d\n", r.signal);
-			if (r.cap != 0) {
-				format_limit(lim, sizeof(lim), r.cap,
-				    cordon_config_get_limit(&(cordon_config){
-				    .limits = r.limits }, r.cap));
-				printf("cap       %s (%s)\n", cordon_cap_name(r.cap), lim);
-			}
-			printf("cpu       %.3f s\nwall      %.3f s\nmax rss   %llu "
-			    "bytes\nworkdir   %s (%s)\n", (double)r.cpu_ns / 1e9,
-			    (double)r.wall_ns / 1e9, (unsigned long long)r.max_rss,
-			    r.workdir != NULL ? r.workdir : "-",
-			    r.workdir_removed == 1 ? "removed" :
-			    r.workdir_removed == 0 ? "NOT removed" : "unknown");
-			for (c = 1; c < CORDON_CAP_MAX_; c++)
-				if (cordon_not_applied_reason(&r, c, why,
-				    sizeof(why)) != NULL)
-					printf("unapplied %s: %s\n",
-					    cordon_cap_name(c), why);
-			if (r.error != NULL)
-				printf("error     %s\n", r.error);
-			printf("events\n");
-			err = cordon_trace_get_events(t, r.run_id, event_text, NULL);
+			err = show_text(t, &r);
 		}
 		cordon_result_clear(&r);
 	}
@@ -814,7 +1128,7 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 static int
 cmd_gc(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0, NULL, NULL };
+	struct opts o = OPTS_INIT;
 	struct cordon_trace *t = NULL;
 	char msg[256] = "";
 	int r, marked, rc = 0;
@@ -862,7 +1176,7 @@ print_fact(const char *key, const char *value, void *arg)
 static int
 cmd_probe(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0, NULL, NULL };
+	struct opts o = OPTS_INIT;
 	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
 	struct cordon_json j;
 	struct probe_out po = { NULL };
@@ -911,7 +1225,7 @@ cmd_probe(int argc, char **argv, cordon_config *cfg)
 static int
 cmd_policy(int argc, char **argv, cordon_config *cfg)
 {
-	struct opts o = { false, 0, NULL, NULL };
+	struct opts o = OPTS_INIT;
 	enum cordon_policy_kind got = CORDON_KIND_ANY;
 	struct cordon_policy pol;
 	struct cordon_profile prof;

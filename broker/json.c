@@ -122,10 +122,12 @@ void cordon_json_obj_end(struct cordon_json *j) { close_(j, '}'); }
 void cordon_json_arr_begin(struct cordon_json *j) { open_(j, '['); }
 void cordon_json_arr_end(struct cordon_json *j) { close_(j, ']'); }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 if invalid. */
-static size_t
-utf8_len(const unsigned char *p)
+size_t
+cordon_utf8_len(const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
+	/* Each test stops at a byte that is not a continuation, so at NUL. */
 	if (p[0] < 0x80)
 		return 1;
 	if (p[0] >= 0xc2 && p[0] <= 0xdf)
@@ -149,6 +151,19 @@ utf8_len(const unsigned char *p)
 	return 0;
 }
 
+bool
+cordon_utf8_is_control(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	return (n == 1 && (p[0] < 0x20 || p[0] == 0x7f)) ||
+	    (n == 2 && p[0] == 0xc2 && p[1] < 0xa0);
+}
+
+/*
+ * The escapes are json.h's contract (and README.md's): a reader undoes
+ * them with any JSON decoder and then surrogateescape.
+ */
 static void
 string(struct cordon_json *j, const char *s)
 {
@@ -158,27 +173,28 @@ string(struct cordon_json *j, const char *s)
 
 	put(j, "\"", 1);
 	while (*p != '\0') {
+		n = cordon_utf8_len((const char *)p);
 		if (*p == '"' || *p == '\\') {
 			esc[0] = '\\';
 			esc[1] = (char)*p;
 			put(j, esc, 2);
-			p++;
 		} else if (*p == '\n') {
 			puts_(j, "\\n");
-			p++;
 		} else if (*p == '\t') {
 			puts_(j, "\\t");
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f ||
-		    (n = utf8_len(p)) == 0) {
-			/* Controls, and bytes that are not UTF-8: by value. */
-			snprintf(esc, sizeof(esc), "\\u%04x", *p);
+		} else if (n == 0) {
+			/* Not UTF-8 (so 0x80-0xff): a lone low surrogate. */
+			snprintf(esc, sizeof(esc), "\\udc%02x", *p);
 			puts_(j, esc);
-			p++;
+			n = 1;
+		} else if (cordon_utf8_is_control((const char *)p, n)) {
+			/* C0, DEL and C1 by code point: never raw to a terminal. */
+			snprintf(esc, sizeof(esc), "\\u%04x", n == 1 ? *p : p[1]);
+			puts_(j, esc);
 		} else {
 			put(j, (const char *)p, n);
-			p += n;
 		}
+		p += n;
 	}
 	put(j, "\"", 1);
 }

@@ -8,11 +8,10 @@
  * the busy timeout applies, instead of upgrading a read lock later (which
  * fails with SQLITE_BUSY without ever calling the busy handler).
  *
- * argv is stored twice: as a JSON array for people reading the database
- * with the sqlite3 shell, and as the strings each followed by one NUL in
- * argv_blob, which is what is read back.  JSON escapes bytes that are not
- * UTF-8 as \u00XX, which cannot be told apart from the code point, so
- * only the blob gives argv back exactly as it was given.
+ * argv is stored twice: as the strings each followed by one NUL in
+ * argv_blob, which is what is read back, and as a JSON array (json.h's
+ * escapes: a byte that is not UTF-8 is "\udcXX") for people reading the
+ * database with the sqlite3 shell.
  */
 #include "config.h"
 
@@ -94,6 +93,16 @@ static const char *const migrations[] = {
 	/* 2: the output and disk caps asked for (NULL in older rows). */
 	"ALTER TABLE runs ADD COLUMN output_limit INTEGER;"
 	"ALTER TABLE runs ADD COLUMN disk_limit INTEGER;",
+	/*
+	 * 3: runs.argv in json.h's reversible form: a byte that is not UTF-8
+	 * was "\u00XX", read back as U+00XX, and is now "\udcXX".  Only a
+	 * row with "\u00" in it can differ (nothing else was escaped that
+	 * way), so a large trace is not rewritten page by page.  argv_blob,
+	 * always exact, is the source; the create events keep the text they
+	 * were written with.
+	 */
+	"UPDATE runs SET argv = coalesce(cordon_argv_json(argv_blob), argv)"
+	" WHERE instr(argv, '\\u00') > 0;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) ==
@@ -446,6 +455,60 @@ out:
 	return -CORDON_E_TRACE;
 }
 
+/* ---- argv as JSON ------------------------------------------------------ */
+
+/*
+ * argv_blob (strings each followed by one NUL) as the JSON array of
+ * runs.argv, for people reading the trace.  Shared by the writer and the
+ * schema 3 migration, so both give one form.
+ */
+static int
+blob_to_json(const char *b, size_t n, char **out)
+{
+	struct cordon_json j;
+	size_t off;
+	int err = 0;
+
+	*out = NULL;
+	if (n == 0 || b[n - 1] != '\0')
+		return -CORDON_E_INVAL;
+	cordon_json_init(&j);
+	cordon_json_arr_begin(&j);
+	for (off = 0; off < n; off += strlen(b + off) + 1)
+		cordon_json_str(&j, b + off);
+	cordon_json_arr_end(&j);
+	if ((*out = cordon_json_finish(&j, &err)) != NULL)
+		return 0;
+	return err < 0 ? err : -CORDON_E_NOMEM;
+}
+
+/*
+ * cordon_argv_json(argv_blob), for migration 3; NULL for a blob that is
+ * not one (the migration then keeps the row's argv as it was).  Direct
+ * only: a trigger or view in a crafted database cannot call it.
+ */
+static void
+sql_argv_json(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *b;
+	char *json = NULL;
+	int n, r;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB ||
+	    (n = sqlite3_value_bytes(argv[0])) <= 0 ||
+	    (b = sqlite3_value_blob(argv[0])) == NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	if ((r = blob_to_json(b, (size_t)n, &json)) == -CORDON_E_INVAL)
+		sqlite3_result_null(ctx);
+	else if (r < 0)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_text(ctx, json, -1, free);
+}
+
 /* ---- opening and migrating --------------------------------------------- */
 
 static int
@@ -643,8 +706,15 @@ cordon_trace_open(const char *path, struct cordon_trace **out)
 	    < 0 ||
 	    /* Pages read through a mapping, not one pread each (~170/run). */
 	    (r = exec_sql(t->db, "PRAGMA mmap_size=268435456")) < 0 ||
-	    (r = exec_sql(t->db, "PRAGMA foreign_keys=ON")) < 0 ||
-	    (r = migrate(t->db)) < 0)
+	    (r = exec_sql(t->db, "PRAGMA foreign_keys=ON")) < 0)
+		goto out;
+	if (sqlite3_create_function_v2(t->db, "cordon_argv_json", 1,
+	    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+	    sql_argv_json, NULL, NULL, NULL) != SQLITE_OK) {
+		r = -CORDON_E_TRACE;
+		goto out;
+	}
+	if ((r = migrate(t->db)) < 0)
 		goto out;
 	/* After migrating: the statements name tables that only exist now. */
 	for (i = 0; i < ST_MAX_; i++) {
@@ -709,24 +779,6 @@ argv_to_blob(const struct cordon_result *r, char **blob, size_t *len)
 	return 0;
 }
 
-/* argv as a JSON array of strings, for people reading the trace. */
-static int
-argv_to_json(const struct cordon_result *r, char **out)
-{
-	struct cordon_json j;
-	size_t i;
-	int err = 0;
-
-	cordon_json_init(&j);
-	cordon_json_arr_begin(&j);
-	for (i = 0; i < r->argc; i++)
-		cordon_json_str(&j, r->argv[i]);
-	cordon_json_arr_end(&j);
-	if ((*out = cordon_json_finish(&j, &err)) != NULL)
-		return 0;
-	return err < 0 ? err : -CORDON_E_NOMEM;
-}
-
 int
 cordon_trace_begin(struct cordon_trace *t, const struct cordon_result *r)
 {
@@ -741,7 +793,7 @@ cordon_trace_begin(struct cordon_trace *t, const struct cordon_result *r)
 	if (r->argc < 1 || r->argv == NULL)
 		return -CORDON_E_INVAL;
 	if ((r2 = argv_to_blob(r, &blob, &bloblen)) < 0 ||
-	    (r2 = argv_to_json(r, &json)) < 0)
+	    (r2 = blob_to_json(blob, bloblen, &json)) < 0)
 		goto out;
 
 	if ((r2 = tx_begin(t)) < 0)

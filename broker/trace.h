@@ -16,7 +16,7 @@
 
 #include "internal.h"
 
-#define CORDON_TRACE_SCHEMA_VERSION 2
+#define CORDON_TRACE_SCHEMA_VERSION 3
 
 struct cordon_trace;
 

@@ -745,6 +745,428 @@ START_TEST(argv_is_recorded_exactly)
 }
 END_TEST
 
+/* The argv of the record in json, decoded: the payload, "exit", want. */
+static void
+assert_argv_json(const char *what, const char *json, const char *const *want,
+    size_t nwant)
+{
+	size_t n = 0, i;
+	char **v = json_get_strv(json, "argv", &n);
+
+	ck_assert_msg(v != NULL, "%s: no argv array of strings in: %s", what,
+	    json);
+	ck_assert_msg(n == nwant + 2, "%s: %zu arguments, want %zu", what, n,
+	    nwant + 2);
+	ck_assert_str_eq(v[0], payload_bin());
+	ck_assert_str_eq(v[1], "exit");
+	for (i = 0; i < nwant; i++)
+		ck_assert_msg(strcmp(v[i + 2], want[i]) == 0,
+		    "%s: argument %zu does not decode to the bytes that ran: %s",
+		    what, i + 2, json);
+	strv_free(v);
+}
+
+static void
+assert_printable(const char *what, const char *out)
+{
+	size_t bad = 0;
+
+	ck_assert_msg(utf8_printable(out, strlen(out), &bad),
+	    "%s: not printable at byte %zu: %s", what, bad, out + bad);
+}
+
+/*
+ * Every byte value 1-255 in one argument, and beside it valid UTF-8, C1
+ * controls, a literal "\udcff" and bytes that only look like UTF-8: the
+ * JSON of run --json, trace show --json and trace export decodes (a JSON
+ * decoder, then surrogateescape) to the bytes that ran, and every output
+ * stays printable UTF-8.
+ */
+START_TEST(argv_bytes_round_trip_through_json)
+{
+	char all[256], *id, path[400], line[8192], *nl;
+	const char *want[6];
+	struct cmd c, l;
+	size_t i, n;
+	int fd;
+
+	for (i = 0; i < 255; i++)
+		all[i] = (char)(i + 1);
+	all[255] = '\0';
+	want[0] = "0";
+	want[1] = all;
+	want[2] = "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80";
+	want[3] = "\xc2\x9b" "31m\xc2\x85";
+	want[4] = "\\udcff\\u00ff";
+	/* An encoded surrogate, overlong, past U+10FFFF, cut short. */
+	want[5] = "\xed\xb3\xbf" "\xc0\xaf" "\xf4\x90\x80\x80" "\xe2\x9c";
+	ck_assert_int_eq(crun(&c, NULL, "--", "exit", want[0], want[1], want[2],
+	    want[3], want[4], want[5], NULL), 0);
+	assert_argv_json("run --json", c.out, want, 6);
+	assert_printable("run --json", c.out);
+	id = run_id_of(&c);
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "show", id,
+		    "--json", S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		assert_argv_json("trace show --json", l.out, want, 6);
+		assert_printable("trace show --json", l.out);
+		/* The reader README.md names, where there is one. */
+		snprintf(path, sizeof(path), "%s/show.json", S.root);
+		ck_assert_int_ge(fd = open(path, O_WRONLY | O_CREAT, 0600), 0);
+		ck_assert_int_eq(write(fd, l.out, strlen(l.out)),
+		    (ssize_t)strlen(l.out));
+		close(fd);
+		cmd_free(&l);
+	}
+	if (access("/usr/bin/python3", X_OK) == 0) {
+		char *argv[] = { "/usr/bin/python3", "-c", "import json, sys; "
+		    "sys.stdout.buffer.write(b'\\0'.join(a.encode('utf-8', "
+		    "'surrogateescape') for a in json.load(sys.stdin)['argv']"
+		    "[2:]))", NULL };
+
+		ck_assert_int_eq(run_cmd_in(&l, argv, NULL, path), 0);
+		for (i = 0, n = 0; i < 6; i++) {
+			ck_assert_msg(strcmp(l.out + n, want[i]) == 0,
+			    "python3 decodes argument %zu differently", i + 2);
+			n += strlen(want[i]) + 1;
+		}
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "export",
+		    S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		assert_argv_json("trace export", l.out, want, 6);
+		assert_printable("trace export", l.out);
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "list",
+		    S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		assert_printable("trace list", l.out);
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { (char *)cordon_bin(), "trace", "show", id,
+		    S.trace_opt, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		assert_printable("trace show", l.out);
+		/* The argv line is a shell line: bash reads back the bytes. */
+		ck_assert_ptr_nonnull(nl = strstr(l.out, "\nargv      "));
+		snprintf(line, sizeof(line), "printf '%%s\\0' %.*s",
+		    (int)strcspn(nl + 11, "\n"), nl + 11);
+		cmd_free(&l);
+	}
+	{
+		char *argv[] = { "/bin/bash", "-c", line, NULL };
+
+		ck_assert_int_eq(run_cmd(&l, argv, NULL), 0);
+		n = strlen(payload_bin()) + strlen("exit") + 2;
+		for (i = 0; i < 6; i++) {
+			ck_assert_msg(strcmp(l.out + n, want[i]) == 0,
+			    "the human argv line reads back differently at "
+			    "argument %zu: %s", i + 2, line);
+			n += strlen(want[i]) + 1;
+		}
+		cmd_free(&l);
+	}
+	free(id);
+	cmd_free(&c);
+}
+END_TEST
+
+/* ---- the record apart from the output: --json-fd, --result ---------- */
+
+/* path opened with flags, moved to an fd >= 20 that children inherit. */
+static int
+open_high(const char *path, int flags)
+{
+	int fd = open(path, flags, 0600), hi;
+
+	ck_assert_int_ge(fd, 0);
+	hi = fcntl(fd, F_DUPFD, 20);
+	ck_assert_int_ge(hi, 20);
+	close(fd);
+	return hi;
+}
+
+/* The whole file, NUL-terminated. */
+static char *
+slurp(const char *path)
+{
+	char *b = NULL;
+	long n;
+	FILE *f = fopen(path, "r");
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	ck_assert_int_ge(n = ftell(f), 0);
+	rewind(f);
+	ck_assert_ptr_nonnull(b = calloc(1, (size_t)n + 1));
+	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return b;
+}
+
+/* One JSON object and a newline, for a run the trace has, with outcome. */
+static char *
+assert_record(const char *what, const char *rec, const char *outcome)
+{
+	char *id = json_get(rec, "run_id"), *got;
+	size_t n = strlen(rec);
+
+	ck_assert_msg(n > 2 && rec[0] == '{' && rec[n - 2] == '}' &&
+	    rec[n - 1] == '\n' && strchr(rec, '\n') == rec + n - 1,
+	    "%s: not one JSON line: '%s'", what, rec);
+	ck_assert_msg(id != NULL && strlen(id) == 32, "%s: no run_id", what);
+	ck_assert_msg(json_is(rec, "outcome", outcome), "%s: %s", what, rec);
+	got = trace_text(&S, "SELECT outcome FROM runs WHERE run_id = ?1", id);
+	ck_assert_msg(got != NULL && strcmp(got, outcome) == 0,
+	    "%s: the trace has run %s as %s", what, id,
+	    got != NULL ? got : "(none)");
+	free(got);
+	return id;
+}
+
+/*
+ * A payload whose output does not end in a newline no longer runs into
+ * the record: stdout is the payload's alone, the record is on fd N, and
+ * the payload never had N.
+ */
+START_TEST(json_fd_keeps_the_record_apart)
+{
+	char path[400], fdarg[16], *rec, *id;
+	struct cmd c;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/record", S.root);
+	fd = open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, "--backend=floor", "--json-fd", fdarg, "--",
+		    "/bin/sh", "-c", "printf x", NULL };
+
+		ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
+		ck_assert_str_eq(c.out, "x");
+		cmd_free(&c);
+	}
+	rec = slurp(path);
+	id = assert_record("--json-fd", rec, "exited");
+	free(id);
+	free(rec);
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, "--backend=floor", "--json-fd", fdarg, "--",
+		    (char *)payload_bin(), "fds", NULL };
+
+		ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
+		/* Only stdio: not N, though the payload's parent had it. */
+		ck_assert_str_eq(c.out, "0\n1\n2\n");
+		cmd_free(&c);
+	}
+	close(fd);
+	rec = slurp(path);
+	id = assert_record("--json-fd", rec, "exited");
+	free(id);
+	free(rec);
+}
+END_TEST
+
+/*
+ * Every outcome that has a record writes it to --json-fd and --result
+ * alike: exited, signaled, cap_hit, and a sandbox error after the create.
+ */
+START_TEST(record_is_written_on_every_outcome)
+{
+	static const struct {
+		const char *outcome;
+		int status;
+		const char *pre, *opt, *val;   /* pre: prlimit's option */
+		const char *args[3];
+	} cases[] = {
+		{ "exited", 3, NULL, NULL, NULL, { "exit", "3", NULL } },
+		{ "signaled", 128 + 15, NULL, NULL, NULL, { "kill", "15", NULL } },
+		{ "cap_hit", 124, NULL, "--wall", "0.3", { "sleep", "60", NULL } },
+		{ "sandbox_error", 125, "--nofile=64:64", "--nofile", "4096",
+		    { "exit", "0", NULL } },
+	};
+	char path[400], res[400], fdarg[16], *rec, *id, *id2;
+	char *argv[24];
+	struct cmd c;
+	size_t i;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/record", S.root);
+	snprintf(res, sizeof(res), "%s/result.json", S.root);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fd = open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+		snprintf(fdarg, sizeof(fdarg), "%d", fd);
+		n = 0;
+		if (cases[i].pre != NULL) {
+			argv[n++] = "/usr/bin/prlimit";
+			argv[n++] = (char *)cases[i].pre;
+		}
+		argv[n++] = (char *)cordon_bin();
+		argv[n++] = "run";
+		argv[n++] = S.trace_opt;
+		argv[n++] = S.base_opt;
+		argv[n++] = "--backend=floor";
+		argv[n++] = "--json-fd";
+		argv[n++] = fdarg;
+		argv[n++] = "--result";
+		argv[n++] = res;
+		if (cases[i].opt != NULL) {
+			argv[n++] = (char *)cases[i].opt;
+			argv[n++] = (char *)cases[i].val;
+		}
+		argv[n++] = "--";
+		argv[n++] = (char *)payload_bin();
+		argv[n++] = (char *)cases[i].args[0];
+		argv[n++] = (char *)cases[i].args[1];
+		argv[n] = NULL;
+		ck_assert_int_eq(run_cmd(&c, argv, NULL), cases[i].status);
+		ck_assert_msg(strchr(c.out, '{') == NULL, "record on stdout: %s",
+		    c.out);
+		cmd_free(&c);
+		close(fd);
+		rec = slurp(path);
+		id = assert_record(cases[i].outcome, rec, cases[i].outcome);
+		free(rec);
+		rec = slurp(res);
+		id2 = assert_record(cases[i].outcome, rec, cases[i].outcome);
+		ck_assert_str_eq(id, id2);
+		free(rec);
+		free(id);
+		free(id2);
+	}
+}
+END_TEST
+
+/*
+ * --result replaces FILE atomically with a private file, leaves no temp
+ * file, and a symlink planted at FILE during the run is replaced, not
+ * written through.
+ */
+START_TEST(result_file_is_atomic_private_and_never_followed)
+{
+	char dir[400], file[500], victim[500], script[1200], *rec, *id;
+	struct stat before, after;
+	struct cmd c;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/out", S.root);
+	snprintf(file, sizeof(file), "%s/result.json", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", S.root);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_ge(fd = open(file, O_WRONLY | O_CREAT, 0644), 0);
+	ck_assert_int_eq(write(fd, "old", 3), 3);
+	close(fd);
+	ck_assert_int_eq(stat(file, &before), 0);
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, "--backend=floor", "--result", file, "--",
+		    (char *)payload_bin(), "exit", "0", NULL };
+
+		ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
+		cmd_free(&c);
+	}
+	ck_assert_int_eq(lstat(file, &after), 0);
+	ck_assert(S_ISREG(after.st_mode));
+	ck_assert_uint_eq(after.st_mode & 07777, 0600);
+	ck_assert_msg(after.st_ino != before.st_ino, "FILE was rewritten in "
+	    "place, not replaced");
+	ck_assert_int_eq(dir_entries(dir), 1);
+	rec = slurp(file);
+	id = assert_record("--result", rec, "exited");
+	free(id);
+	free(rec);
+
+	/* FILE absent at the start; the payload plants a link there. */
+	ck_assert_int_eq(unlink(file), 0);
+	snprintf(script, sizeof(script), "ln -s '%s' '%s'", victim, file);
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, "--backend=floor", "--result", file, "--",
+		    "/bin/sh", "-c", script, NULL };
+
+		ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
+		cmd_free(&c);
+	}
+	ck_assert_int_eq(lstat(file, &after), 0);
+	ck_assert_msg(S_ISREG(after.st_mode), "the planted link is still there");
+	ck_assert_msg(lstat(victim, &after) < 0 && errno == ENOENT,
+	    "the record went through the link");
+	ck_assert_int_eq(dir_entries(dir), 1);
+	rec = slurp(file);
+	id = assert_record("--result", rec, "exited");
+	free(id);
+	free(rec);
+}
+END_TEST
+
+/* Bad --json-fd and --result: 125 before anything runs, nothing made. */
+START_TEST(bad_record_destinations_are_refused)
+{
+	char p[400], q[400], fdarg[16];
+	struct stat st;
+	struct cmd c;
+	int fd;
+
+	assert_rejected("--json-fd", "0", "--json-fd: 0 is the command's stdin");
+	assert_rejected("--json-fd", "1", "--json-fd: 1 is the command's "
+	    "stdout");
+	assert_rejected("--json-fd", "2", "--json-fd: 2 is the command's "
+	    "stderr");
+	assert_rejected("--json-fd", "-4", "--json-fd: '-4' is not a file "
+	    "descriptor number");
+	assert_rejected("--json-fd", "", "--json-fd: '' is not a file");
+	assert_rejected("--json-fd", "987", "--json-fd: fd 987 is not open");
+	fd = open_high("/dev/null", O_RDONLY);
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	snprintf(p, sizeof(p), "--json-fd: fd %d is not open for writing", fd);
+	assert_rejected("--json-fd", fdarg, p);
+	close(fd);
+
+	assert_rejected("--result", "", "--result: empty path");
+	snprintf(p, sizeof(p), "%s/no-such-dir/result.json", S.root);
+	assert_rejected("--result", p, "No such file or directory");
+	snprintf(p, sizeof(p), "%s/", S.root);
+	assert_rejected("--result", p, "names a directory, not a file");
+	snprintf(p, sizeof(p), "%s/..", S.root);
+	assert_rejected("--result", p, "names a directory, not a file");
+	snprintf(p, sizeof(p), "%s/adir", S.root);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	assert_rejected("--result", p, "exists and is not a regular file");
+	snprintf(p, sizeof(p), "%s/link", S.root);
+	snprintf(q, sizeof(q), "%s/target", S.root);
+	ck_assert_int_eq(symlink(q, p), 0);
+	assert_rejected("--result", p, "is a symbolic link");
+	ck_assert_msg(lstat(q, &st) < 0, "the link's target was created");
+
+	/* A bad fd with a good --result: the file is not created either. */
+	snprintf(p, sizeof(p), "%s/made.json", S.root);
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, "--result", p, "--json-fd", "987", "--",
+		    "/bin/true", NULL };
+
+		ck_assert_int_eq(run_cmd(&c, argv, NULL), 125);
+		cmd_free(&c);
+	}
+	ck_assert_msg(lstat(p, &st) < 0, "--result was created");
+	ck_assert_msg(lstat(S.trace, &st) < 0, "the trace was created");
+}
+END_TEST
+
 /*
  * As an unprivileged user (nobody), a payload that locks directories with
  * chmod 000 still has its workdir removed.  As root the permission bits do
@@ -834,6 +1256,11 @@ run_suite(void)
 	tcase_add_test(tc, trace_list_and_show);
 	tcase_add_test(tc, trace_output_to_a_full_disk_fails);
 	tcase_add_test(tc, argv_is_recorded_exactly);
+	tcase_add_test(tc, argv_bytes_round_trip_through_json);
+	tcase_add_test(tc, json_fd_keeps_the_record_apart);
+	tcase_add_test(tc, record_is_written_on_every_outcome);
+	tcase_add_test(tc, result_file_is_atomic_private_and_never_followed);
+	tcase_add_test(tc, bad_record_destinations_are_refused);
 	tcase_add_test(tc, unprivileged_chmod_000_is_removed);
 	suite_add_tcase(s, tc);
 	return s;

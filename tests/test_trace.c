@@ -714,6 +714,57 @@ START_TEST(test_schema_newer_refused)
 }
 END_TEST
 
+/*
+ * runs.argv is json.h's reversible form (a byte that is not UTF-8 is
+ * "\udcXX"), and schema 3 rewrites it from argv_blob in a trace written
+ * by an older cordon, where that byte was "\u00XX".  The events keep the
+ * text they were written with; a row whose blob is not one keeps its argv.
+ */
+/* sample_argv as runs.argv holds it, quoted for SQL. */
+#define SAMPLE_ARGV_JSON(ff) "[\"/usr/bin/cc\",\"two words\"," \
+	"\"say \\\"hi\\\" and ''bye''\",\"line one\\nline two\",\"" ff "\"," \
+	"\"\",\"back\\\\slash\\ttab\"]"
+
+START_TEST(test_schema3_argv_json)
+{
+	struct cordon_trace *t = open_ok("m3/trace.db");
+	struct cordon_result in, out;
+	char id[CORDON_RUN_ID_LEN + 1], bad[CORDON_RUN_ID_LEN + 1];
+
+	make_id(id, 3, 1);
+	sample_begin(&in, id, 10);
+	ck_assert_int_eq(cordon_trace_begin(t, &in), 0);
+	make_id(bad, 3, 2);
+	sample_begin(&in, bad, 11);
+	ck_assert_int_eq(cordon_trace_begin(t, &in), 0);
+	cordon_trace_close(t);
+	ck_assert_int_eq(sql_int("m3/trace.db", "SELECT count(*) FROM runs"
+	    " WHERE argv = '" SAMPLE_ARGV_JSON("\\udcff") "'"), 2);
+
+	/* As schema 2 wrote it (the tables are the same). */
+	sql_exec("m3/trace.db", "UPDATE runs SET argv = '"
+	    SAMPLE_ARGV_JSON("\\u00ff") "';"
+	    "UPDATE events SET detail = '" SAMPLE_ARGV_JSON("\\u00ff") "';"
+	    "UPDATE runs SET argv_blob = x'ff' WHERE created_ms = 11;"
+	    "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+	t = open_ok("m3/trace.db");
+	ck_assert_int_eq(cordon_trace_get(t, id, &out), 0);
+	assert_argv_eq(&out, sample_argv, SAMPLE_ARGC);
+	cordon_result_clear(&out);
+	cordon_trace_close(t);
+	ck_assert_int_eq(sql_int("m3/trace.db", "SELECT count(*) FROM runs"
+	    " WHERE created_ms = 10 AND argv = '"
+	    SAMPLE_ARGV_JSON("\\udcff") "'"), 1);
+	ck_assert_int_eq(sql_int("m3/trace.db", "SELECT count(*) FROM runs"
+	    " WHERE created_ms = 11 AND argv = '"
+	    SAMPLE_ARGV_JSON("\\u00ff") "'"), 1);
+	ck_assert_int_eq(sql_int("m3/trace.db", "SELECT count(*) FROM events"
+	    " WHERE detail = '" SAMPLE_ARGV_JSON("\\u00ff") "'"), 2);
+	ck_assert_int_eq(sql_int("m3/trace.db", "SELECT CAST(value AS INTEGER)"
+	    " FROM meta WHERE key = 'schema_version'"), 3);
+}
+END_TEST
+
 START_TEST(test_not_a_database)
 {
 	struct cordon_trace *t = NULL;
@@ -1035,6 +1086,7 @@ trace_suite(void)
 	tcase_add_test(tc, test_failure_rolls_back);
 	tcase_add_test(tc, test_corrupt_row);
 	tcase_add_test(tc, test_schema_newer_refused);
+	tcase_add_test(tc, test_schema3_argv_json);
 	tcase_add_test(tc, test_not_a_database);
 	tcase_add_test(tc, test_reopen_keeps_data);
 	tcase_add_test(tc, test_parents_private);

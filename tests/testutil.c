@@ -184,11 +184,12 @@ cmd_free(struct cmd *c)
 	memset(c, 0, sizeof(*c));
 }
 
-char *
-json_get(const char *json, const char *key)
+/* Just past "key": at depth 1 of the object json, or NULL. */
+static const char *
+json_find(const char *json, const char *key)
 {
 	char pat[128];
-	const char *p, *e;
+	const char *p;
 	int depth = 0;
 	bool instr = false;
 
@@ -214,7 +215,17 @@ json_get(const char *json, const char *key)
 	}
 	if (*p == '\0')
 		return NULL;
-	p += strlen(pat);
+	return p + strlen(pat);
+}
+
+char *
+json_get(const char *json, const char *key)
+{
+	const char *p, *e;
+	int depth = 0;
+
+	if ((p = json_find(json, key)) == NULL)
+		return NULL;
 	if (*p == '"') {
 		for (e = p + 1; *e != '\0' && *e != '"'; e++)
 			if (*e == '\\' && e[1] != '\0')
@@ -233,6 +244,190 @@ json_get(const char *json, const char *key)
 			break;
 	}
 	return strndup(p, (size_t)(e - p));
+}
+
+static int
+hex4(const char *p)
+{
+	int v = 0, i;
+
+	for (i = 0; i < 4; i++) {
+		v <<= 4;
+		if (p[i] >= '0' && p[i] <= '9')
+			v |= p[i] - '0';
+		else if (p[i] >= 'a' && p[i] <= 'f')
+			v |= p[i] - 'a' + 10;
+		else if (p[i] >= 'A' && p[i] <= 'F')
+			v |= p[i] - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+static size_t
+put_utf8(unsigned char *o, long cp)
+{
+	if (cp < 0x80) {
+		o[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (unsigned char)(0xc0 | (cp >> 6));
+		o[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (unsigned char)(0xe0 | (cp >> 12));
+		o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (unsigned char)(0xf0 | (cp >> 18));
+	o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (unsigned char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/*
+ * Decodes the JSON string starting at the quote *pp points at, the way
+ * README.md tells a reader to (a JSON decoder, then surrogateescape), and
+ * independently of broker/json.c.  Leaves *pp past the closing quote.
+ */
+static char *
+json_decode_str(const char **pp)
+{
+	const char *p = *pp;
+	unsigned char *o, *q;
+	long cp, lo;
+
+	if (*p++ != '"' || (o = malloc(strlen(p) + 1)) == NULL)
+		return NULL;
+	for (q = o; *p != '"'; ) {
+		if (*p == '\0' || (unsigned char)*p < 0x20)
+			goto bad;
+		if (*p != '\\') {
+			*q++ = (unsigned char)*p++;
+			continue;
+		}
+		p++;
+		switch (*p++) {
+		case '"': *q++ = '"'; continue;
+		case '\\': *q++ = '\\'; continue;
+		case '/': *q++ = '/'; continue;
+		case 'b': *q++ = '\b'; continue;
+		case 'f': *q++ = '\f'; continue;
+		case 'n': *q++ = '\n'; continue;
+		case 'r': *q++ = '\r'; continue;
+		case 't': *q++ = '\t'; continue;
+		case 'u': break;
+		default: goto bad;
+		}
+		if ((cp = hex4(p)) <= 0)
+			goto bad;
+		p += 4;
+		if (cp >= 0xdc80 && cp <= 0xdcff) {
+			*q++ = (unsigned char)(cp & 0xff);  /* surrogateescape */
+			continue;
+		}
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			if (p[0] != '\\' || p[1] != 'u' ||
+			    (lo = hex4(p + 2)) < 0xdc00 || lo > 0xdfff)
+				goto bad;
+			p += 6;
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		} else if (cp >= 0xdc00 && cp <= 0xdfff) {
+			goto bad;
+		}
+		q += put_utf8(q, cp);
+	}
+	*q = '\0';
+	*pp = p + 1;
+	return (char *)o;
+bad:
+	free(o);
+	return NULL;
+}
+
+char **
+json_get_strv(const char *json, const char *key, size_t *n)
+{
+	const char *p = json_find(json, key);
+	char **v = NULL, *s;
+	size_t k = 0;
+
+	*n = 0;
+	if (p == NULL || *p++ != '[')
+		return NULL;
+	while (*p != ']') {
+		if ((k > 0 && *p++ != ',') || (s = json_decode_str(&p)) == NULL)
+			goto bad;
+		v = realloc(v, (k + 2) * sizeof(*v));
+		ck_assert_ptr_nonnull(v);
+		v[k++] = s;
+		v[k] = NULL;
+	}
+	*n = k;
+	return v != NULL ? v : calloc(1, sizeof(*v));
+bad:
+	strv_free(v);
+	return NULL;
+}
+
+void
+strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+bool
+utf8_printable(const char *s, size_t len, size_t *bad)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n, k;
+	long cp;
+
+	while (i < len) {
+		if (p[i] < 0x80) {
+			n = 1;
+			cp = p[i];
+		} else if ((p[i] & 0xe0) == 0xc0) {
+			n = 2;
+			cp = p[i] & 0x1f;
+		} else if ((p[i] & 0xf0) == 0xe0) {
+			n = 3;
+			cp = p[i] & 0x0f;
+		} else if ((p[i] & 0xf8) == 0xf0) {
+			n = 4;
+			cp = p[i] & 0x07;
+		} else {
+			goto bad;
+		}
+		if (i + n > len)
+			goto bad;
+		for (k = 1; k < n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				goto bad;
+			cp = (cp << 6) | (p[i + k] & 0x3f);
+		}
+		/* Overlong, surrogate, past U+10FFFF, or a control. */
+		if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+		    (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) ||
+		    cp > 0x10ffff || (cp < 0x20 && cp != '\n') || cp == 0x7f ||
+		    (cp >= 0x80 && cp < 0xa0))
+			goto bad;
+		i += n;
+	}
+	return true;
+bad:
+	if (bad != NULL)
+		*bad = i;
+	return false;
 }
 
 bool

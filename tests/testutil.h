@@ -5,6 +5,7 @@
 #define CORDON_TESTS_TESTUTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -51,6 +52,15 @@ void cmd_free(struct cmd *c);
 /* The raw text of a top-level key of a JSON object (strings unquoted). */
 char *json_get(const char *json, const char *key);
 bool json_is(const char *json, const char *key, const char *want);
+/*
+ * The top-level key's array of strings, each decoded as README.md tells
+ * a reader to (\udc80-\udcff back to the raw byte), NULL-terminated; NULL
+ * if it is missing or malformed.  Free with strv_free.
+ */
+char **json_get_strv(const char *json, const char *key, size_t *n);
+void strv_free(char **v);
+/* Valid UTF-8 with no control but newline (else *bad: the offset). */
+bool utf8_printable(const char *s, size_t len, size_t *bad);
 
 /* Entries of a directory other than "." and "..", or -1. */
 int dir_entries(const char *path);
