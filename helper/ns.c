@@ -293,10 +293,11 @@ unescape(char *s)
 static int
 strip_foreign_proc(void)
 {
-	char mp[4097], type[32], *line = NULL, *sep;
+	char mp[4097], type[32], *line = NULL, *sep, *end;
 	struct statx ours;
 	size_t cap = 0;
-	int pass, id, found = 1;
+	int pass, found = 1;
+	long id;
 	FILE *f;
 
 	if (statx(AT_FDCWD, "/proc", AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
@@ -308,7 +309,9 @@ strip_foreign_proc(void)
 		found = 0;
 		while (getline(&line, &cap, f) > 0) {
 			/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS ... - TYPE ... */
-			if (sscanf(line, "%d %*d %*s %*s %4096s", &id, mp) != 2 ||
+			id = strtol(line, &end, 10);
+			if (end == line ||
+			    sscanf(end, "%*s %*s %*s %4096s", mp) != 1 ||
 			    (sep = strstr(line, " - ")) == NULL ||
 			    sscanf(sep + 3, "%31s", type) != 1)
 				continue;
@@ -319,7 +322,7 @@ strip_foreign_proc(void)
 			found = 1;
 			(void)umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW);
 		}
-		fclose(f);
+		(void)fclose(f);
 	}
 	free(line);
 	return found ? -1 : 0;
