@@ -826,6 +826,8 @@ cordon_policy_check(const struct cordon_policy *pol,
 		    "no group of allow_groups (%s)", (unsigned)uid, source(pol));
 		return -CORDON_E_POLICY;
 	}
+	if (l == NULL)
+		return 0;
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
 		cap = caps[i];
 		max = pol->ceiling[cap];
@@ -896,7 +898,8 @@ cordon_policy_enforce(const struct cordon_limits *l, bool network,
 		(void)snprintf(err, errsz, "refused by the system policy: %s", why);
 		return r;
 	}
-	*require |= pol.require;
+	if (require != NULL)
+		*require |= pol.require;
 	return 0;
 }
 

@@ -130,8 +130,9 @@ const char *cordon_control_name(int cap);
 
 /*
  * Whether a request fits the policy, for the invoker with these ids:
- * allow_groups, every ceiling, network_groups.  0, or -CORDON_E_POLICY
- * with err saying which rule refused and where it is written.
+ * allow_groups, every ceiling, network_groups; with l NULL (a probe, which
+ * has no limits) allow_groups alone.  0, or -CORDON_E_POLICY with err
+ * saying which rule refused and where it is written.
  */
 int cordon_policy_check(const struct cordon_policy *pol,
     const struct cordon_limits *l, bool network, uid_t uid, gid_t gid,
@@ -144,7 +145,8 @@ int cordon_policy_check_self(const struct cordon_policy *pol,
  * The helper's side in one call: loads the system policy (from
  * cordon_policy_confdir()), checks the request with
  * cordon_policy_check_self, and adds the policy's required controls to
- * *require.  0, or a negative code with err ready to report.
+ * *require (unless NULL).  l NULL: allow_groups alone, for a probe.  0, or
+ * a negative code with err ready to report.
  */
 int cordon_policy_enforce(const struct cordon_limits *l, bool network,
     uint32_t *require, char *err, size_t errsz);
