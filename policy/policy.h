@@ -93,7 +93,10 @@ int cordon_policy_parse(const char *name, const char *text, size_t len,
  * Reads and parses a file.  The file must be owned by root (or, if
  * owner is not (uid_t)-1, by owner) and not writable by group or others:
  * otherwise anyone who can write it could loosen the policy or plant
- * variables in a profile.  A missing file: -CORDON_E_NOTFOUND.
+ * variables in a profile.  In a user namespace that leaves host root
+ * unmapped, root's file shows as the overflow uid and is taken as root's
+ * under the conditions policy.c gives (never in a set-id process).  A
+ * missing file: -CORDON_E_NOTFOUND.
  */
 int cordon_policy_read_file(const char *path, uid_t owner,
     enum cordon_policy_kind want, enum cordon_policy_kind *got,
