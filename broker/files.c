@@ -274,7 +274,7 @@ copy_out_keep(void)
 					um = 077;
 				break;
 			}
-		fclose(f);
+		(void)fclose(f);
 	}
 	return 0777 & ~(mode_t)um & ~(mode_t)(S_IWGRP | S_IWOTH);
 }

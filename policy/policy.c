@@ -661,29 +661,50 @@ out:
 	return r;
 }
 
+/* n numbers, then a newline, from a line of a /proc file. */
+static bool
+proc_numbers(const char *s, unsigned long long *v, int n)
+{
+	char *end = NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		errno = 0;
+		v[i] = strtoull(s, &end, 10);
+		if (errno != 0 || end == s)
+			return false;
+		s = end;
+	}
+	return *s == '\n';
+}
+
 /*
- * Whether *ov, the uid the kernel shows for an owner it cannot map here
- * (the kernel's own files, so read plainly), maps to no one in our user
- * namespace, and whether that namespace leaves its parent's uid 0
- * unmapped.  (The initial namespace maps everything: never there.)
+ * Whether *ov, the uid the kernel shows for an owner it cannot map here,
+ * maps to no one in our user namespace, and whether that namespace leaves
+ * its parent's uid 0 unmapped.  (The initial namespace maps everything:
+ * never there.)
  */
 static bool
 root_and_overflow_unmapped(uid_t *ov)
 {
-	unsigned long long in = 0, out = 0, count = 0, v = 0;
+	unsigned long long v = 0, m[3] = { 0, 0, 0 };
+	char line[128];
 	FILE *f;
 	bool ok;
 
 	if ((f = fopen("/proc/sys/kernel/overflowuid", "re")) == NULL)
 		return false;
-	ok = fscanf(f, "%llu", &v) == 1 && v < UINT32_MAX;
-	fclose(f);
+	ok = fgets(line, sizeof(line), f) != NULL &&
+	    proc_numbers(line, &v, 1) && v < UINT32_MAX;
+	(void)fclose(f);
 	if (!ok || (f = fopen("/proc/self/uid_map", "re")) == NULL)
 		return false;
-	while (ok && fscanf(f, "%llu %llu %llu", &in, &out, &count) == 3)
-		ok = out != 0 && !(in <= v && v - in < count);
-	ok = ok && feof(f) && !ferror(f);
-	fclose(f);
+	/* Each line: first uid inside, first uid in the parent, count. */
+	while (ok && fgets(line, sizeof(line), f) != NULL)
+		ok = proc_numbers(line, m, 3) && m[1] != 0 &&
+		    !(m[0] <= v && v - m[0] < m[2]);
+	ok = ok && !ferror(f);
+	(void)fclose(f);
 	*ov = (uid_t)v;
 	return ok;
 }
