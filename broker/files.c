@@ -17,7 +17,11 @@
  * directory entry of our own (O_EXCL, mkdirat) next to DEST, through fds,
  * and renamed to DEST only when complete (RENAME_NOREPLACE): an existing
  * DEST is never touched, and a failed or over-limit copy leaves nothing.
- * Depth, entries and bytes are bounded.
+ * Depth, entries and bytes are bounded.  What we create out of the
+ * workdir gets the payload's permission bits less the invoker's umask and
+ * less group and other write, and never a set-id or sticky bit: the
+ * payload chose those modes, and they must not become, say, a world-
+ * writable directory of root's (copy_out_keep()).
  */
 #include "config.h"
 
@@ -39,6 +43,7 @@
 struct budget {
 	uint64_t bytes, limit;      /* limit 0: none */
 	unsigned long entries;
+	mode_t keep;                /* the permission bits a copy may keep */
 };
 
 static int
@@ -168,7 +173,8 @@ copy_dir(int in, int out, int depth, struct budget *b, char *err,
 /*
  * sdir/sname to ddir/dname, which must not exist: a regular file with its
  * bytes, a directory with its entries, a symlink as a symlink; permission
- * bits (not set-id bits) and times kept; anything else skipped.
+ * bits (those of b->keep, never set-id or sticky) and times kept; anything
+ * else skipped.
  */
 static int
 /* NOLINTNEXTLINE(misc-no-recursion): bounded by COPY_MAX_DEPTH */
@@ -228,7 +234,8 @@ copy_entry(int sdir, const char *sname, int ddir, const char *dname,
 			goto out;
 		}
 	}
-	if (fchmod(out, st.st_mode & 0777) < 0 || futimens(out, times) < 0) {
+	if (fchmod(out, st.st_mode & b->keep) < 0 ||
+	    futimens(out, times) < 0) {
 		ERR("%s: %s", dname, strerror(errno));
 		goto out;
 	}
@@ -239,6 +246,37 @@ out:
 	if (out >= 0)
 		close(out);
 	return r;
+}
+
+/*
+ * The permission bits a copy-out keeps: the invoker's umask applied, as to
+ * any file it creates, and group and other write dropped whatever the
+ * umask (nobody else gets to change what the payload left us).  The umask
+ * is read from /proc/self/status, because umask(2) reads it only by
+ * setting it, which would race a thread of the caller creating a file;
+ * without that line (no /proc, or a kernel before 4.7) the owner's bits
+ * alone are kept.
+ */
+static mode_t
+copy_out_keep(void)
+{
+	char line[128];
+	unsigned long um = 077;
+	char *end = NULL;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/status", "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (strncmp(line, "Umask:", 6) == 0) {
+				errno = 0;
+				um = strtoul(line + 6, &end, 8);
+				if (errno != 0 || end == line + 6 || um > 0777)
+					um = 077;
+				break;
+			}
+		(void)fclose(f);
+	}
+	return 0777 & ~(mode_t)um & ~(mode_t)(S_IWGRP | S_IWOTH);
 }
 
 /* Removes dir/name, a tree we created (a failed copy), without links. */
@@ -325,7 +363,8 @@ cordon_copy_in(int wdfd, const struct cordon_copy *c, uint64_t limit,
 {
 	char name[CORDON_MAX_PATH_LEN + 1], dbuf[CORDON_MAX_PATH_LEN + 1];
 	char bbuf[CORDON_MAX_PATH_LEN + 1];
-	struct budget b = { 0, limit, 0 };
+	/* Into the run's own workdir: the modes as they are (no set-id). */
+	struct budget b = { 0, limit, 0, 0777 };
 	const char *dest = c->dest, *last = NULL;
 	int sdir, ddir, r;
 
@@ -356,7 +395,7 @@ cordon_copy_out(int wdfd, const struct cordon_copy *c, uint64_t limit,
 {
 	char name[CORDON_MAX_PATH_LEN + 1], pbuf[CORDON_MAX_PATH_LEN + 1];
 	char bbuf[CORDON_MAX_PATH_LEN + 1], tmp[96], msg[CORDON_MAX_TEXT_LEN];
-	struct budget b = { 0, limit, 0 };
+	struct budget b = { 0, limit, 0, copy_out_keep() };
 	const char *dest = c->dest, *last = NULL;
 	struct stat st;
 	int sdir = -1, hdir = -1, r = -1;

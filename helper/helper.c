@@ -93,12 +93,14 @@
  *      invoker's, setuid(0) fails), PR_SET_NO_NEW_PRIVS, seccomp, execve.
  *      It never holds a privilege the invoker lacked.
  *   7. the floor backend, a gc or a probe that builds nothing: priv_drop()
- *      before any of it.  The audit lines go to syslog with a bounded,
- *      printable command: "start" before the workdir or anything else
- *      of the run exists, sent with the real uid 0 (which only the
- *      saved uid lets us take, and we give back at once), so journald's
- *      _UID=0 tells it from a line anyone can send with logger(1);
- *      "end" on every exit path but SIGKILL, from the same _PID.
+ *      before any of it.  A probe, like a run, is first held to the
+ *      policy's allow_groups: a refused user never reaches step 4.  The
+ *      audit lines go to syslog with a bounded, printable command:
+ *      "start" before the workdir or anything else of the run exists,
+ *      sent with the real uid 0 (which only the saved uid lets us take,
+ *      and we give back at once), so journald's _UID=0 tells it from a
+ *      line anyone can send with logger(1); "end" on every exit path but
+ *      SIGKILL, from the same _PID.
  * Signals: the invoker (the real uid) may still stop or kill the helper;
  * a killed helper takes the init and so the pid namespace with it, its
  * mounts lived only in the run's mount namespace, and the workdir is
@@ -490,6 +492,16 @@ main(int argc, char **argv)
 	set_die_hook(die_hook);
 
 	intake_read(st.sock, &req);
+	/*
+	 * A probe raises privilege and builds namespaces as a run does, so
+	 * a user the system policy refuses is refused here, before any of
+	 * it: held to allow_groups alone, as it has no limits to check.  A
+	 * gc is not: it drops privilege first and then only removes the
+	 * invoker's own dead workdirs, which the invoker could do by hand.
+	 */
+	if (req.probe_only && cordon_policy_enforce(NULL, false, NULL, err,
+	    sizeof(err)) < 0)
+		die("%s", err);
 	if (req.probe_only) {
 		probe_report(st.sock, req.backend);
 		request_free(&req);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -660,6 +661,115 @@ out:
 	return r;
 }
 
+/* n numbers, then a newline, from a line of a /proc file. */
+static bool
+proc_numbers(const char *s, unsigned long long *v, int n)
+{
+	char *end = NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		errno = 0;
+		v[i] = strtoull(s, &end, 10);
+		if (errno != 0 || end == s)
+			return false;
+		s = end;
+	}
+	return *s == '\n';
+}
+
+/*
+ * Whether *ov, the uid the kernel shows for an owner it cannot map here,
+ * maps to no one in our user namespace, and whether that namespace leaves
+ * its parent's uid 0 unmapped.  (The initial namespace maps everything:
+ * never there.)
+ */
+static bool
+root_and_overflow_unmapped(uid_t *ov)
+{
+	unsigned long long v = 0, m[3] = { 0, 0, 0 };
+	char line[128];
+	FILE *f;
+	bool ok;
+
+	if ((f = fopen("/proc/sys/kernel/overflowuid", "re")) == NULL)
+		return false;
+	ok = fgets(line, sizeof(line), f) != NULL &&
+	    proc_numbers(line, &v, 1) && v < UINT32_MAX;
+	(void)fclose(f);
+	if (!ok || (f = fopen("/proc/self/uid_map", "re")) == NULL)
+		return false;
+	/* Each line: first uid inside, first uid in the parent, count. */
+	while (ok && fgets(line, sizeof(line), f) != NULL)
+		ok = proc_numbers(line, m, 3) && m[1] != 0 &&
+		    !(m[0] <= v && v - m[0] < m[2]);
+	ok = ok && !ferror(f);
+	(void)fclose(f);
+	*ov = (uid_t)v;
+	return ok;
+}
+
+/*
+ * Why a policy file whose owner shows as st->st_uid, which is neither root
+ * nor the caller's owner, is not trusted; NULL when it is.  It is when
+ * the file's real owner is unmapped in our user namespace, which is how a
+ * root-owned system file looks there (unshare -Ur as a user, a rootless
+ * container, cordon inside cordon) - and only then:
+ *  - not in a set-id process (AT_SECURE): a setuid helper demands real
+ *    root.  (Where root is unmapped the kernel ignores a setuid bit
+ *    anyway, so such a helper has no privilege there to protect.)
+ *  - the owner shows as the overflow uid, this namespace maps no uid to
+ *    that one and does not map its parent's root, and we are mapped: the
+ *    kernel shows the overflow uid for every owner it cannot map, so
+ *    st_uid really means "not anyone in here" (in a namespace with no
+ *    map at all our own files would look the same).
+ *  - the directory holding the file (this very entry, not a link) is
+ *    likewise unmapped-owned and not writable by group or others.
+ * Then nobody in the namespace can change or replace the file: write
+ * permission as owner needs the owner's uid, which is outside, and a
+ * capability held in a user namespace never applies to an inode whose
+ * owner it does not map (capable_wrt_inode_uidgid); the caller refuses
+ * group- or other-writable files everywhere.  What the namespace cannot
+ * tell is which outside user the owner is; the host itself refuses the
+ * file unless it is root's.
+ */
+static const char *
+unmapped_owner_untrusted(const char *path, const struct stat *st)
+{
+	char dir[CORDON_MAX_PATH_LEN + 1];
+	const char *base, *why = NULL;
+	struct stat dst, est;
+	uid_t ov = 0;
+	size_t n;
+	int dfd;
+
+	if (!root_and_overflow_unmapped(&ov) || st->st_uid != ov)
+		return ""; /* not the case: the usual refusal */
+	if (getauxval(AT_SECURE) != 0)
+		return "a setuid cordon-helper trusts only a file root owns";
+	if (getuid() == ov || geteuid() == ov)
+		return "so are you, so it may be yours";
+	base = strrchr(path, '/');
+	n = base == NULL ? 1 : base == path ? 1 : (size_t)(base - path);
+	if (n > CORDON_MAX_PATH_LEN)
+		return "its directory cannot be checked";
+	(void)snprintf(dir, sizeof(dir), "%.*s", (int)n, base == NULL ? "." :
+	    path);
+	base = base == NULL ? path : base + 1;
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fstat(dfd, &dst) < 0 ||
+	    fstatat(dfd, base, &est, AT_SYMLINK_NOFOLLOW) < 0)
+		why = "its directory cannot be checked";
+	else if (dst.st_uid != ov || (dst.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		why = "its directory is not likewise unmapped-owned and closed "
+		    "to group and others";
+	else if (est.st_dev != st->st_dev || est.st_ino != st->st_ino)
+		why = "it is not a file of that directory (a symbolic link?)";
+	if (dfd >= 0)
+		close(dfd);
+	return why;
+}
+
 int
 cordon_policy_read_file(const char *path, uid_t owner,
     enum cordon_policy_kind want, enum cordon_policy_kind *got,
@@ -667,6 +777,7 @@ cordon_policy_read_file(const char *path, uid_t owner,
     size_t errsz)
 {
 	struct stat st;
+	const char *why = NULL;
 	char *text = NULL;
 	size_t len = 0;
 	ssize_t n;
@@ -684,11 +795,13 @@ cordon_policy_read_file(const char *path, uid_t owner,
 	} else if (!S_ISREG(st.st_mode)) {
 		(void)snprintf(err, errsz, "%s: not a regular file", path);
 		r = -CORDON_E_INVAL;
-	} else if (st.st_uid != 0 && (owner == (uid_t)-1 || st.st_uid != owner)) {
+	} else if (st.st_uid != 0 && (owner == (uid_t)-1 || st.st_uid != owner) &&
+	    (why = unmapped_owner_untrusted(path, &st)) != NULL) {
 		(void)snprintf(err, errsz, "%s: owned by uid %u, not by root%s: "
-		    "refusing it (whoever owns it could change what it allows)",
+		    "refusing it (whoever owns it could change what it allows%s%s)",
 		    path, (unsigned)st.st_uid, owner == (uid_t)-1 ? "" :
-		    " or you");
+		    " or you", *why != '\0' ? "; its owner is unmapped in this "
+		    "user namespace, but " : "", why);
 		r = -CORDON_E_POLICY;
 	} else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
 		(void)snprintf(err, errsz, "%s: writable by group or others "
@@ -826,6 +939,8 @@ cordon_policy_check(const struct cordon_policy *pol,
 		    "no group of allow_groups (%s)", (unsigned)uid, source(pol));
 		return -CORDON_E_POLICY;
 	}
+	if (l == NULL)
+		return 0;
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
 		cap = caps[i];
 		max = pol->ceiling[cap];
@@ -896,7 +1011,8 @@ cordon_policy_enforce(const struct cordon_limits *l, bool network,
 		(void)snprintf(err, errsz, "refused by the system policy: %s", why);
 		return r;
 	}
-	*require |= pol.require;
+	if (require != NULL)
+		*require |= pol.require;
 	return 0;
 }
 

@@ -93,7 +93,10 @@ int cordon_policy_parse(const char *name, const char *text, size_t len,
  * Reads and parses a file.  The file must be owned by root (or, if
  * owner is not (uid_t)-1, by owner) and not writable by group or others:
  * otherwise anyone who can write it could loosen the policy or plant
- * variables in a profile.  A missing file: -CORDON_E_NOTFOUND.
+ * variables in a profile.  In a user namespace that leaves host root
+ * unmapped, root's file shows as the overflow uid and is taken as root's
+ * under the conditions policy.c gives (never in a set-id process).  A
+ * missing file: -CORDON_E_NOTFOUND.
  */
 int cordon_policy_read_file(const char *path, uid_t owner,
     enum cordon_policy_kind want, enum cordon_policy_kind *got,
@@ -130,8 +133,9 @@ const char *cordon_control_name(int cap);
 
 /*
  * Whether a request fits the policy, for the invoker with these ids:
- * allow_groups, every ceiling, network_groups.  0, or -CORDON_E_POLICY
- * with err saying which rule refused and where it is written.
+ * allow_groups, every ceiling, network_groups; with l NULL (a probe, which
+ * has no limits) allow_groups alone.  0, or -CORDON_E_POLICY with err
+ * saying which rule refused and where it is written.
  */
 int cordon_policy_check(const struct cordon_policy *pol,
     const struct cordon_limits *l, bool network, uid_t uid, gid_t gid,
@@ -144,7 +148,8 @@ int cordon_policy_check_self(const struct cordon_policy *pol,
  * The helper's side in one call: loads the system policy (from
  * cordon_policy_confdir()), checks the request with
  * cordon_policy_check_self, and adds the policy's required controls to
- * *require.  0, or a negative code with err ready to report.
+ * *require (unless NULL).  l NULL: allow_groups alone, for a probe.  0, or
+ * a negative code with err ready to report.
  */
 int cordon_policy_enforce(const struct cordon_limits *l, bool network,
     uint32_t *require, char *err, size_t errsz);

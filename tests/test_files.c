@@ -348,6 +348,73 @@ START_TEST(t_copy_out_limit)
 }
 END_TEST
 
+static mode_t test_umask;
+
+static void
+set_umask(void)
+{
+	umask(test_umask);
+}
+
+/*
+ * The payload's modes do not come out as they are (issue 22: root got a
+ * root-owned 0777 directory in its cwd): the invoker's umask applies, and
+ * set-id, sticky and group/other write bits are dropped whatever it is.
+ */
+START_TEST(t_copy_out_modes)
+{
+	static const struct {
+		mode_t umask;
+		mode_t dir, top, f4755, f2775, f1777, f0666, f0600;
+	} want[] = {
+		/* A umask that lets group write through: dropped anyway. */
+		{ 002, 0755, 0755, 0755, 0755, 0755, 0644, 0600 },
+		{ 027, 0750, 0750, 0750, 0750, 0750, 0640, 0600 },
+	};
+	const char *const names[] = { "d", "f4755", "f2775", "f1777",
+	    "f0666", "f0600" };
+	struct cmd c;
+	struct stat st;
+	char opt[1100], dest[32], p[1200];
+	mode_t got[6];
+	size_t k, j;
+
+	BACKEND(_i);
+	for (k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		snprintf(dest, sizeof(dest), "out%zu", k);
+		snprintf(opt, sizeof(opt), "--copy-out=out:%s", path(dest));
+		test_umask = want[k].umask;
+		run_cmd_hook = set_umask;
+		frun(&c, backends[_i], opt, "--", "sh", "-c",
+		    "mkdir out && chmod 0777 out && mkdir out/d && "
+		    "chmod 0777 out/d && for m in 4755 2775 1777 0666 0600; do "
+		    "echo x > out/f$m && chmod $m out/f$m || exit 1; done && "
+		    "stat -c %a out/f4755 out/f2775 out/f1777 out/d", NULL);
+		run_cmd_hook = NULL;
+		ck_assert_msg(c.status == 0, "status %d: %s", c.status, c.err);
+		/* The payload really made them so. */
+		ck_assert_ptr_nonnull(strstr(c.out, "4755\n2775\n1777\n777\n"));
+		cmd_free(&c);
+		ck_assert_int_eq(stat(path(dest), &st), 0);
+		ck_assert_msg((st.st_mode & 07777) == want[k].top,
+		    "umask %03o: %s is %04o", (unsigned)want[k].umask, dest,
+		    (unsigned)(st.st_mode & 07777));
+		for (j = 0; j < 6; j++) {
+			snprintf(p, sizeof(p), "%s/%s", path(dest), names[j]);
+			ck_assert_int_eq(stat(p, &st), 0);
+			got[j] = st.st_mode & 07777;
+		}
+		ck_assert_msg(got[0] == want[k].dir && got[1] == want[k].f4755 &&
+		    got[2] == want[k].f2775 && got[3] == want[k].f1777 &&
+		    got[4] == want[k].f0666 && got[5] == want[k].f0600,
+		    "umask %03o: d %04o, f4755 %04o, f2775 %04o, f1777 %04o, "
+		    "f0666 %04o, f0600 %04o", (unsigned)want[k].umask,
+		    (unsigned)got[0], (unsigned)got[1], (unsigned)got[2],
+		    (unsigned)got[3], (unsigned)got[4], (unsigned)got[5]);
+	}
+}
+END_TEST
+
 /* What the invoker cannot read is not copied in (nobody: root's 0600). */
 START_TEST(t_copy_in_unreadable)
 {
@@ -467,6 +534,7 @@ add_tests(TCase *tc)
 	tcase_add_loop_test(tc, t_escapes_refused, 0, 2);
 	tcase_add_loop_test(tc, t_dest_exists, 0, 2);
 	tcase_add_loop_test(tc, t_copy_out_limit, 0, 2);
+	tcase_add_loop_test(tc, t_copy_out_modes, 0, 2);
 	tcase_add_loop_test(tc, t_copy_in_unreadable, 0, 2);
 	tcase_add_loop_test(tc, t_output_flood, 0, 2);
 	tcase_add_loop_test(tc, t_disk_cap, 0, 2);

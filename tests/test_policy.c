@@ -779,6 +779,118 @@ START_TEST(network_and_allow_groups)
 }
 END_TEST
 
+/*
+ * nobody runs cordon (args, NULL-terminated) through "sh -c PREFIX" -
+ * e.g. "unshare -Ur" - with the test's confdir; the exit status.
+ */
+static int
+as_nobody(struct cmd *c, const char *prefix, const char *const *args)
+{
+	static char helper_env[600], bin[500], trace[400], base[400], sh[100];
+	const char *dir = nobody_bin_dir(&S);
+	char *argv[32], *env[6];
+	size_t n = 0;
+
+	snprintf(helper_env, sizeof(helper_env), "CORDON_HELPER=%s/cordon-helper",
+	    dir);
+	snprintf(bin, sizeof(bin), "%s/cordon", dir);
+	snprintf(trace, sizeof(trace), "--trace=%s/nobody/trace.db", S.root);
+	snprintf(base, sizeof(base), "--workdir-base=%s/nobody/wd", S.root);
+	snprintf(sh, sizeof(sh), "exec %s \"$0\" \"$@\"", prefix);
+	env[0] = helper_env;
+	env[1] = env_conf;
+	env[2] = "HOME=/nonexistent";
+	env[3] = "XDG_RUNTIME_DIR=";
+	env[4] = NULL;
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = sh;
+	argv[n++] = bin;
+	argv[n++] = "run";
+	argv[n++] = trace;
+	argv[n++] = base;
+	for (; *args != NULL && n < 31; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	return run_cmd_as(c, argv, env, NULL, 65534);
+}
+
+/*
+ * Issue 15: in a user namespace that does not map host root (unshare -Ur
+ * as a user, a rootless container, cordon in cordon) the root-owned
+ * policy.conf shows as the overflow uid.  It is still the
+ * administrator's, whom nobody inside can be: runs go on under it.  Group
+ * write refuses it there as everywhere, and so do a directory that is
+ * not as closed and a namespace that maps no one (where our own files
+ * look the same).
+ */
+START_TEST(policy_in_a_user_namespace)
+{
+	static const char *const run[] = { "--json", "--", "/bin/sh", "-c",
+	    "echo ran", NULL };
+	static const char *const big[] = { "--memory", "2G", "--", "/bin/true",
+	    NULL };
+	struct cmd c;
+	char *l;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: not root: cannot run as nobody\n");
+		return;
+	}
+	{
+		char *argv[] = { "/bin/sh", "-c", "unshare -Ur true", NULL };
+
+		if (run_cmd_as(&c, argv, NULL, NULL, 65534) != 0) {
+			fprintf(stderr, "SKIP: nobody cannot unshare -Ur here: "
+			    "%s\n", c.err);
+			cmd_free(&c);
+			return;
+		}
+		cmd_free(&c);
+	}
+	policy("[ceilings]\nmax_memory = 1G\n", 0644);
+	ck_assert_msg(as_nobody(&c, "unshare -Ur", run) == 0, "%s", c.err);
+	ck_assert_ptr_nonnull(strstr(c.out, "ran\n"));
+	/* The ceiling lowered the default: the policy was read, and holds. */
+	l = json_get(c.out, "limits");
+	ck_assert_msg(l != NULL && strstr(l, "\"memory_bytes\":1073741824") !=
+	    NULL, "%s", c.out);
+	free(l);
+	cmd_free(&c);
+	ck_assert_int_eq(as_nobody(&c, "unshare -Ur", big), 125);
+	ck_assert_msg(strstr(c.err, "memory 2G is over the system ceiling "
+	    "max_memory = 1G") != NULL, "%s", c.err);
+	cmd_free(&c);
+
+	/* Group-writable: refused inside and outside alike. */
+	policy("[ceilings]\nmax_memory = 1G\n", 0664);
+	ck_assert_int_eq(as_nobody(&c, "unshare -Ur", run), 125);
+	ck_assert_msg(strstr(c.err, "/conf/policy.conf: writable by group or "
+	    "others (mode 0664): refusing it") != NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_int_eq(as_nobody(&c, "", run), 125);
+	ck_assert_msg(strstr(c.err, "/conf/policy.conf: writable by group or "
+	    "others (mode 0664): refusing it") != NULL, "%s", c.err);
+	cmd_free(&c);
+
+	/* Inside, its directory must be as closed as the file. */
+	policy("[ceilings]\nmax_memory = 1G\n", 0644);
+	ck_assert_int_eq(chmod(confdir, 0775), 0);
+	ck_assert_int_eq(as_nobody(&c, "unshare -Ur", run), 125);
+	ck_assert_msg(strstr(c.err, "/conf/policy.conf: owned by uid 65534, "
+	    "not by root: refusing it") != NULL && strstr(c.err, "its "
+	    "directory is not likewise unmapped-owned") != NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_int_eq(chmod(confdir, 0755), 0);
+
+	/* A namespace that maps no one: nobody's own files look the same. */
+	ck_assert_int_eq(as_nobody(&c, "unshare -U", run), 125);
+	ck_assert_msg(strstr(c.err, "but so are you, so it may be yours") !=
+	    NULL, "%s", c.err);
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(env_and_keep_env)
 {
 	struct cmd c;
@@ -1086,6 +1198,7 @@ suite(void)
 	tcase_add_test(e2e, ceilings_refuse_and_lower_defaults);
 	tcase_add_test(e2e, bad_system_policy_refuses_everything);
 	tcase_add_test(e2e, network_and_allow_groups);
+	tcase_add_test(e2e, policy_in_a_user_namespace);
 	tcase_add_test(e2e, env_and_keep_env);
 	tcase_add_test(e2e, require_fails_closed_on_the_floor);
 	tcase_add_test(e2e, require_fails_closed_without_user_namespaces);

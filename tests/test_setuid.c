@@ -5,7 +5,9 @@
  * setuid_helper() in testutil.c) is started by nobody directly, bypassing
  * the broker, with requests written here over a socketpair on fd 3:
  * crafted requests, a hostile environment, ptrace and signals.  The whole
- * linux-ns set through the same helper is test_ns.c's "setuid" cases.
+ * linux-ns set through the same helper is test_ns.c's "setuid" cases.  A
+ * system policy reaches the helper at its build-time path, in a private
+ * mount namespace of the child that starts it (private_system_policy()).
  */
 #include "config.h"
 
@@ -37,7 +39,9 @@ static struct scratch S;
 /* Who start() runs the helper as (nobody), and with what RLIMIT_NPROC. */
 static uid_t as_uid = 65534;
 static rlim_t as_nproc = RLIM_INFINITY;
-static char helper[450], dir[400], base[512], marker[512];
+static char helper[450], dir[400], base[512], marker[512], ovl[400];
+/* If set, the system policy the next start()ed helper reads. */
+static const char *sys_policy;
 
 static void
 setup(void)
@@ -49,6 +53,8 @@ setup(void)
 	snprintf(dir, sizeof(dir), "%s/nobody", S.root);
 	snprintf(base, sizeof(base), "%s/wd", dir);
 	snprintf(marker, sizeof(marker), "%s/ran", dir);
+	snprintf(ovl, sizeof(ovl), "%s/ovl", S.root);
+	sys_policy = NULL;
 }
 
 static void
@@ -93,6 +99,9 @@ start(struct h *h, char *const env[], const char *out)
 		if (sv[1] == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(sv[1], 3) < 0)
 			_exit(92);
 		(void)close_range(4, ~0U, 0);
+		if (sys_policy != NULL &&
+		    private_system_policy(ovl, sys_policy) < 0)
+			_exit(93);
 		become_nobody();
 		execve(helper, argv, env);
 		_exit(127);
@@ -134,8 +143,8 @@ send_rest(int sock, const char *script)
 }
 
 struct seen {
-	bool error, exited, teardown_ok;
-	int exit_code, status;
+	bool error, exited, teardown_ok, backend;
+	int exit_code, status, facts;
 	uint32_t pid;
 	char text[512];
 };
@@ -168,6 +177,10 @@ collect(struct h *h, struct seen *s)
 			s->pid = m.u.created.pid;
 		} else if (m.type == CORDON_MSG_TEARDOWN) {
 			s->teardown_ok = m.u.teardown.ok;
+		} else if (m.type == CORDON_MSG_FACT) {
+			s->facts++;
+		} else if (m.type == CORDON_MSG_BACKEND) {
+			s->backend = true;
 		}
 		cordon_msg_clear(&m);
 	}
@@ -270,6 +283,53 @@ START_TEST(nproc_is_charged_to_the_invoker)
 	send_rest(h.sock, "exit 42");
 	collect(&h, &s);
 	ck_assert_msg(s.exited && s.exit_code == 42, "control: %s", s.text);
+}
+END_TEST
+
+/*
+ * A PROBE raises privilege and builds namespaces as a run does: a user
+ * the system policy's allow_groups refuses (issue 22) gets an error and
+ * no FACT, from a helper that never got that far.
+ */
+START_TEST(probe_is_held_to_allow_groups)
+{
+	static const struct {
+		const char *policy;
+		bool refused;
+	} cases[] = {
+		/* The control: nobody's own gid lets the same probe through. */
+		{ "[policy]\nallow_groups = 65534\n", false },
+		{ "[policy]\nallow_groups = 0\n", true },
+	};
+	struct cordon_msg m;
+	struct seen s;
+	struct h h;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sys_policy = cases[i].policy;
+		start(&h, NULL, NULL);
+		sys_policy = NULL;
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_PROBE;
+		m.u.probe_backend = CORDON_BACKEND_AUTO;
+		ck_assert_int_eq(cordon_msg_send(h.sock, &m), 0);
+		collect(&h, &s);
+		ck_assert_msg(WIFEXITED(s.status), "status %d", s.status);
+		if (!cases[i].refused) {
+			ck_assert_msg(WEXITSTATUS(s.status) == 0 && s.backend &&
+			    s.facts > 0 && !s.error, "allowed probe: status %d, "
+			    "%s", s.status, s.text);
+			continue;
+		}
+		ck_assert_int_eq(WEXITSTATUS(s.status), 125);
+		ck_assert_msg(s.error && !s.backend && s.facts == 0,
+		    "refused probe: %d facts, error '%s'", s.facts, s.text);
+		ck_assert_msg(strstr(s.text, "refused by the system policy: uid "
+		    "65534 may not use cordon: it is in no group of "
+		    "allow_groups (" CORDON_SYSCONFDIR "/policy.conf)") == s.text,
+		    "%s", s.text);
+	}
 }
 END_TEST
 
@@ -785,6 +845,7 @@ main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, a_valid_request_runs);
 	tcase_add_test(tc, nproc_is_charged_to_the_invoker);
+	tcase_add_test(tc, probe_is_held_to_allow_groups);
 	tcase_add_test(tc, malformed_frames_are_refused);
 	tcase_add_test(tc, limits_over_the_maxima_are_refused);
 	tcase_add_test(tc, bases_out_of_the_invokers_reach_are_refused);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -587,6 +588,51 @@ setuid_helper(const struct scratch *s)
 	    "chmod 4755 '%s'", src, path, path, path);
 	ck_assert_int_eq(system(cmd), 0);
 	return path;
+}
+
+int
+private_system_policy(const char *tmp, const char *text)
+{
+	char low[512], up[600], work[600], dir[512], opts[1800], file[600];
+	struct stat st;
+	char *slash;
+	size_t n;
+	int fd;
+
+	snprintf(low, sizeof(low), "%s", CORDON_SYSCONFDIR);
+	while (stat(low, &st) < 0 && (slash = strrchr(low, '/')) != NULL &&
+	    slash != low)
+		*slash = '\0';
+	snprintf(up, sizeof(up), "%s/u", tmp);
+	snprintf(work, sizeof(work), "%s/w", tmp);
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", low,
+	    up, work);
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    (mkdir(tmp, 0755) < 0 && errno != EEXIST) ||
+	    mount("tmpfs", tmp, "tmpfs", 0, "mode=0755") < 0 ||
+	    mkdir(up, 0755) < 0 || mkdir(work, 0755) < 0 ||
+	    mount("overlay", low, "overlay", 0, opts) < 0)
+		return -1;
+	/* What is missing of the confdir, made in the overlay. */
+	snprintf(dir, sizeof(dir), "%s/", CORDON_SYSCONFDIR);
+	for (slash = dir + strlen(low) + 1; (slash = strchr(slash, '/')) !=
+	    NULL; *slash++ = '/') {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+	}
+	snprintf(file, sizeof(file), "%s/policy.conf", CORDON_SYSCONFDIR);
+	(void)unlink(file);
+	if ((fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0644)) < 0)
+		return -1;
+	n = strlen(text);
+	if (write(fd, text, n) != (ssize_t)n || fchmod(fd, 0644) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
 }
 
 void

@@ -43,6 +43,14 @@ const char *nobody_bin_dir(const struct scratch *s);
 extern void (*run_cmd_hook)(void);
 /* A root-owned, mode 4755 copy of the setuid-capable helper, for nobody. */
 const char *setuid_helper(const struct scratch *s);
+/*
+ * Root only, in a child that will start a setuid helper (which reads the
+ * policy from the path fixed at build time, whatever the environment
+ * says): a private mount namespace in which that policy.conf holds text.
+ * The confdir (or its deepest existing parent) is overlaid, the upper
+ * layer on a tmpfs at tmp, so nothing outside the child sees any of it.
+ */
+int private_system_policy(const char *tmp, const char *text);
 /* Installs a seccomp filter that fails every user namespace creation. */
 void block_user_namespaces(void);
 /* Starts argv in the background with stdout to /dev/null; returns its pid. */
