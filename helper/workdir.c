@@ -2,7 +2,8 @@
  * workdir.c - the run's throw-away working directory: create, lock, remove.
  *
  * Layout under the base directory (mode 0700 or at least not writable by
- * group or others, owned by the invoking user):
+ * group or others, owned by the invoking user; made, if missing, only in a
+ * directory that is just as private: see workdir_open_base):
  *
  *   .lock          flock()ed shared while a workdir is being created and
  *                  exclusively while dead runs are reclaimed, so the two
@@ -39,6 +40,58 @@
 /* How long creating a workdir waits for a gc holding the base lock. */
 #define BASE_LOCK_PATIENCE_MS 10000
 
+/* What a base, and a directory a base is made in, must be: ours alone. */
+static bool
+private_dir(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == getuid() &&
+	    (st->st_mode & 022) == 0;
+}
+
+/*
+ * Makes base's last component, mode 0700, and opens it.  Why this is safe
+ * (and the only place a base is made): its parent must be as private as a
+ * base, checked on the fd the new name is made and opened through.  So a
+ * base is never a new name in a directory others can write, such as /tmp,
+ * where another user could have made it first (and so deny cordon to its
+ * owner: every run and gc refused) or could replace it; and a setuid
+ * helper, which does this as the invoker, never makes one user a base at
+ * a name another user's default would use: that lies in the other user's
+ * own runtime or state directory (broker/paths.c).  A base wanted in a
+ * shared directory is made by its owner first (mkdir -m 0700).
+ */
+static int
+make_base(const char *base, char *err, size_t errsz)
+{
+	char parent[CORDON_MAX_PATH_LEN + 2];
+	const char *last = strrchr(base, '/');
+	struct stat st;
+	int pfd = -1, fd = -1;
+
+	if (last == NULL || !fmt(parent, sizeof(parent), "%.*s/",
+	    (int)(last - base), base))
+		ERR("cannot create workdir base %s: not an absolute path", base);
+	else if ((pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fstat(pfd, &st) < 0)
+		ERR("cannot create workdir base %s: its directory: %s", base,
+		    strerror(errno));
+	else if (!private_dir(&st))
+		ERR("cannot create workdir base %s: its directory is uid %u's, "
+		    "mode %03o, so others could make or replace that name; "
+		    "create the base yourself (mkdir -m 0700 %s) or choose one "
+		    "in a directory of your own that group and others cannot "
+		    "write", base, (unsigned)st.st_uid,
+		    (unsigned)(st.st_mode & 07777), base);
+	else if (mkdirat(pfd, last + 1, 0700) < 0 && errno != EEXIST)
+		ERR("cannot create workdir base %s: %s", base, strerror(errno));
+	else if ((fd = openat(pfd, last + 1, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) < 0)
+		ERR("cannot open workdir base %s: %s", base, strerror(errno));
+	if (pfd >= 0)
+		close(pfd);
+	return fd;
+}
+
 int
 workdir_open_base(const char *base, bool create, int *base_fd, char *err,
     size_t errsz)
@@ -48,13 +101,9 @@ workdir_open_base(const char *base, bool create, int *base_fd, char *err,
 
 	*base_fd = -1;
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		/* Only the last component is created; its parent must exist. */
-		if (mkdir(base, 0700) < 0 && errno != EEXIST)
-			return ERR("cannot create workdir base %s: %s", base,
-			    strerror(errno));
-		fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
+	if (fd < 0 && errno == ENOENT && create &&
+	    (fd = make_base(base, err, errsz)) < 0)
+		return -1;
 	if (fd < 0)
 		return ERR("cannot open workdir base %s: %s", base,
 		    strerror(errno));
@@ -67,7 +116,7 @@ workdir_open_base(const char *base, bool create, int *base_fd, char *err,
 	 * Another user who made our base first (a shared /tmp) could watch
 	 * or swap our workdirs: refuse unless it is ours and private.
 	 */
-	if (st.st_uid != getuid() || (st.st_mode & 022) != 0) {
+	if (!private_dir(&st)) {
 		close(fd);
 		return ERR("workdir base %s must be owned by uid %u and not "
 		    "writable by group or others (it is uid %u, mode %03o)",

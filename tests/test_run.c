@@ -1176,20 +1176,13 @@ END_TEST
  */
 START_TEST(unprivileged_chmod_000_is_removed)
 {
-	char dir[300], bin_c[400], bin_h[400], bin_p[400], cmdline[2048];
+	char bin_c[400], bin_h[400], cmdline[2048];
+	const char *dir = nobody_bin_dir(&S);
 	pid_t pid;
 	int status;
 
-	snprintf(dir, sizeof(dir), "%s/bin", S.root);
-	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	snprintf(bin_c, sizeof(bin_c), "%s/cordon", dir);
 	snprintf(bin_h, sizeof(bin_h), "%s/cordon-helper", dir);
-	snprintf(bin_p, sizeof(bin_p), "%s/payload", dir);
-	snprintf(cmdline, sizeof(cmdline), "cp '%s' '%s' && cp '%s' '%s' && "
-	    "cp '%s' '%s' && chmod 755 '%s'/* && mkdir -m 777 '%s/nobody'",
-	    cordon_bin(), bin_c, getenv("CORDON_HELPER"), bin_h, payload_bin(),
-	    bin_p, dir, S.root);
-	ck_assert_int_eq(system(cmdline), 0);
 
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
