@@ -97,7 +97,10 @@ void cordon_config_set_network(cordon_config *cfg, bool allow);
 int cordon_config_set_backend(cordon_config *cfg, enum cordon_backend_id b);
 /* NULL restores the default ($XDG_STATE_HOME/cordon/trace.db). */
 int cordon_config_set_trace_path(cordon_config *cfg, const char *path);
-/* Where workdirs are made; NULL restores $XDG_RUNTIME_DIR/cordon. */
+/*
+ * Where workdirs are made; NULL restores the default: $XDG_RUNTIME_DIR/cordon,
+ * else $XDG_STATE_HOME/cordon/runs (~/.local/state/cordon/runs).
+ */
 int cordon_config_set_workdir_base(cordon_config *cfg, const char *path);
 /*
  * When fd becomes readable, a running cordon_run() stops the run (the

@@ -105,7 +105,10 @@ int cordon_user_profile_path(char **out, const char *name);
 /* $(sysconfdir)/cordon, or $CORDON_CONFDIR for tests (policy.h). */
 const char *cordon_confdir(void);
 int cordon_default_trace_path(char **out);
+/* $XDG_RUNTIME_DIR/cordon if ours and private, else in the state dir. */
 int cordon_default_workdir_base(char **out);
+/* mkdir -p, mode 0700, of the directories above path. */
+int cordon_mkdir_parents(const char *path);
 /* The helper to exec: the configured path, or $CORDON_HELPER for tests. */
 int cordon_helper_path(char **out);
 /*

@@ -37,22 +37,33 @@ join(char **out, const char *dir, const char *rest)
 	return 0;
 }
 
-int
-cordon_default_trace_path(char **out)
+/* $XDG_STATE_HOME, else ~/.local/state ($HOME, else passwd), + "/" + rest. */
+static int
+state_path(char **out, const char *rest)
 {
 	const char *dir, *home;
 	char pwbuf[CORDON_PW_BUF_LEN];
 	struct passwd pw;
 
 	if ((dir = env_dir("XDG_STATE_HOME")) != NULL)
-		return join(out, dir, "cordon/trace.db");
+		return join(out, dir, rest);
 	if ((home = env_dir("HOME")) == NULL) {
 		if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) < 0 ||
 		    pw.pw_dir[0] != '/')
 			return -CORDON_E_INVAL;
 		home = pw.pw_dir;
 	}
-	return join(out, home, ".local/state/cordon/trace.db");
+	if (asprintf(out, "%s/.local/state/%s", home, rest) < 0) {
+		*out = NULL;
+		return -CORDON_E_NOMEM;
+	}
+	return 0;
+}
+
+int
+cordon_default_trace_path(char **out)
+{
+	return state_path(out, "cordon/trace.db");
 }
 
 int
@@ -116,19 +127,61 @@ cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz)
 	return e == 0 && found != NULL ? 0 : -CORDON_E_INVAL;
 }
 
+/*
+ * The default workdir base must be a name no other user can make first:
+ * the helper refuses a base that is not the invoker's alone, so one made
+ * by someone else would deny cordon - every run and gc - to its owner.
+ * So: $XDG_RUNTIME_DIR/cordon where the runtime dir is ours and private
+ * (systemd's /run/user/UID: made by root at login, a tmpfs); else (cron,
+ * CI, su: no login session) $XDG_STATE_HOME/cordon/runs, or
+ * ~/.local/state/cordon/runs, beside the trace in the user's own home.
+ * Never a fixed name in /tmp, which any user can make first.  Nor a base
+ * a setuid helper makes as root (/run/cordon/UID): a second privileged
+ * step, in one mode only, putting build trees on the small tmpfs that
+ * system services need.
+ */
 int
 cordon_default_workdir_base(char **out)
 {
 	const char *dir;
-	char uid[24];
 	struct stat st;
 
 	if ((dir = env_dir("XDG_RUNTIME_DIR")) != NULL &&
-	    stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+	    stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == getuid() && (st.st_mode & 022) == 0)
 		return join(out, dir, "cordon");
-	/* No per-user runtime dir (cron, CI, su): a private dir in /tmp. */
-	snprintf(uid, sizeof(uid), "cordon-%u", (unsigned)getuid());
-	return join(out, "/tmp", uid);
+	return state_path(out, "cordon/runs");
+}
+
+/*
+ * mkdir -p of path's parent directories, mode 0700: the trace holds the
+ * user's argv and cwd, which other users of a build server must not read,
+ * and a workdir base is made only in a private directory of the user's.
+ * Directories that already exist are left as they are.
+ */
+int
+cordon_mkdir_parents(const char *path)
+{
+	char *p = NULL, *slash;
+	int r = 0;
+
+	if ((p = strdup(path)) == NULL)
+		return -CORDON_E_NOMEM;
+	for (slash = strchr(p + 1, '/'); slash != NULL;
+	    slash = strchr(slash + 1, '/')) {
+		/* "//" and a trailing "/" name nothing new. */
+		if (slash[-1] == '/')
+			continue;
+		*slash = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+			r = -CORDON_E_IO;
+			goto out;
+		}
+		*slash = '/';
+	}
+out:
+	free(p);
+	return r;
 }
 
 int

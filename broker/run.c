@@ -736,6 +736,13 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 	if ((err = cordon_trace_open(trace_path, &t)) < 0 ||
 	    (err = cordon_trace_begin(t, r)) < 0)
 		goto out;
+	/*
+	 * The helper makes only the base's last component: the directories
+	 * above the default base, the user's own, are made here, 0700.  If
+	 * that fails, the helper's error names the base.
+	 */
+	if (cfg->workdir_base == NULL)
+		(void)cordon_mkdir_parents(base);
 
 	if (cordon_start_helper_io(helper, &pid, &sock, cfg->stdout_fd,
 	    cfg->stderr_fd) < 0) {

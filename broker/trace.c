@@ -179,36 +179,6 @@ struct cordon_trace {
 /* ---- directories ------------------------------------------------------- */
 
 /*
- * mkdir -p of path's parent directories, mode 0700: the trace holds the
- * user's argv and cwd, which other users of a build server must not read.
- * Directories that already exist are left as they are.
- */
-static int
-trace_mkdir_parents(const char *path)
-{
-	char *p = NULL, *slash;
-	int r = 0;
-
-	if ((p = strdup(path)) == NULL)
-		return -CORDON_E_NOMEM;
-	for (slash = strchr(p + 1, '/'); slash != NULL;
-	    slash = strchr(slash + 1, '/')) {
-		/* "//" and a trailing "/" name nothing new. */
-		if (slash[-1] == '/')
-			continue;
-		*slash = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-			r = -CORDON_E_IO;
-			goto out;
-		}
-		*slash = '/';
-	}
-out:
-	free(p);
-	return r;
-}
-
-/*
  * Creates the database file 0600 if it does not exist; SQLite would make
  * it 0644 less the umask, and its -wal and -shm files copy the mode of
  * the database, so this keeps all three private even outside a 0700
@@ -668,7 +638,7 @@ cordon_trace_open(const char *path, struct cordon_trace **out)
 		return -CORDON_E_INVAL;
 	if (strlen(path) > CORDON_MAX_PATH_LEN)
 		return -CORDON_E_TOOLONG;
-	if ((r = trace_mkdir_parents(path)) < 0 ||
+	if ((r = cordon_mkdir_parents(path)) < 0 ||
 	    (r = trace_create_private(path)) < 0)
 		return r;
 	if ((t = calloc(1, sizeof(*t))) == NULL)

@@ -63,8 +63,10 @@
  *      groups; openlog(LOG_AUTHPRIV).  Then the euid is lowered to the
  *      invoker's (0 kept only as the saved uid): fd 3 checks, closefrom,
  *      intake, the workdir (a base the invoker supplied: opened, made and
- *      locked as the invoker, never past their permissions) all run as
- *      the invoker, who could have done each of them.
+ *      locked as the invoker, never past their permissions, and made only
+ *      in a directory that is the invoker's alone, so never at a name
+ *      another user could need: workdir.c) all run as the invoker, who
+ *      could have done each of them.
  *   4. priv_raise() + clone() in ns_start(): the only moment the helper
  *      holds privilege again.  New mount, pid, net, ipc, uts and cgroup
  *      namespaces, no user namespace: nothing depends on the invoker being

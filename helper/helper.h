@@ -81,7 +81,10 @@ int workdir_open_base(const char *base, bool create, int *base_fd, char *err,
     size_t errsz);
 int workdir_create(const char *base, const char *run_id, struct workdir *wd,
     char *err, size_t errsz);
-/* Removes the workdir and its lock; closes every fd of wd. */
+/*
+ * Removes the workdir (emptied through wd->fd, its name only while it
+ * names that directory) and its lock; closes every fd of wd.
+ */
 int workdir_remove(struct workdir *wd, char *err, size_t errsz);
 /*
  * Calls fn on every entry below the directory fd, never following a
@@ -95,7 +98,11 @@ typedef int (*walk_fn)(int dirfd, const char *name, const struct stat *st,
 int workdir_walk(int fd, walk_fn fn, void *arg);
 /* Bytes the workdir holds (st_blocks); false if it cannot be measured. */
 bool workdir_usage(int fd, uint64_t *bytes);
-/* Removes dirfd/name and everything below it without following links. */
+/*
+ * Removes dirfd/name and everything below it without following links: 0;
+ * 1 (and err) if the tree was emptied but the name, which another
+ * directory took meanwhile, left alone; -1 on error.
+ */
 int rmtree_at(int dirfd, const char *name, char *err, size_t errsz);
 /*
  * Reclaims workdirs whose helper died, waiting at most patience_ms for the

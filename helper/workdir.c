@@ -2,7 +2,8 @@
  * workdir.c - the run's throw-away working directory: create, lock, remove.
  *
  * Layout under the base directory (mode 0700 or at least not writable by
- * group or others, owned by the invoking user):
+ * group or others, owned by the invoking user; made, if missing, only in a
+ * directory that is just as private: see workdir_open_base):
  *
  *   .lock          flock()ed shared while a workdir is being created and
  *                  exclusively while dead runs are reclaimed, so the two
@@ -20,7 +21,10 @@
  * back with ".." only after checking that the directory it arrives in is
  * the one it came from (device and inode).  Directories the payload made
  * unreadable are re-opened with O_PATH and granted owner rwx through
- * /proc/self/fd, which names exactly the inode already opened.
+ * /proc/self/fd, which names exactly the inode already opened.  The top
+ * is emptied through the fd held since it was opened (for a run's
+ * workdir: since it was created), and its name is removed last, only
+ * while it still names that directory (see remove_name).
  */
 #include "config.h"
 
@@ -36,6 +40,58 @@
 /* How long creating a workdir waits for a gc holding the base lock. */
 #define BASE_LOCK_PATIENCE_MS 10000
 
+/* What a base, and a directory a base is made in, must be: ours alone. */
+static bool
+private_dir(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == getuid() &&
+	    (st->st_mode & 022) == 0;
+}
+
+/*
+ * Makes base's last component, mode 0700, and opens it.  Why this is safe
+ * (and the only place a base is made): its parent must be as private as a
+ * base, checked on the fd the new name is made and opened through.  So a
+ * base is never a new name in a directory others can write, such as /tmp,
+ * where another user could have made it first (and so deny cordon to its
+ * owner: every run and gc refused) or could replace it; and a setuid
+ * helper, which does this as the invoker, never makes one user a base at
+ * a name another user's default would use: that lies in the other user's
+ * own runtime or state directory (broker/paths.c).  A base wanted in a
+ * shared directory is made by its owner first (mkdir -m 0700).
+ */
+static int
+make_base(const char *base, char *err, size_t errsz)
+{
+	char parent[CORDON_MAX_PATH_LEN + 2];
+	const char *last = strrchr(base, '/');
+	struct stat st;
+	int pfd = -1, fd = -1;
+
+	if (last == NULL || !fmt(parent, sizeof(parent), "%.*s/",
+	    (int)(last - base), base))
+		ERR("cannot create workdir base %s: not an absolute path", base);
+	else if ((pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fstat(pfd, &st) < 0)
+		ERR("cannot create workdir base %s: its directory: %s", base,
+		    strerror(errno));
+	else if (!private_dir(&st))
+		ERR("cannot create workdir base %s: its directory is uid %u's, "
+		    "mode %03o, so others could make or replace that name; "
+		    "create the base yourself (mkdir -m 0700 %s) or choose one "
+		    "in a directory of your own that group and others cannot "
+		    "write", base, (unsigned)st.st_uid,
+		    (unsigned)(st.st_mode & 07777), base);
+	else if (mkdirat(pfd, last + 1, 0700) < 0 && errno != EEXIST)
+		ERR("cannot create workdir base %s: %s", base, strerror(errno));
+	else if ((fd = openat(pfd, last + 1, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) < 0)
+		ERR("cannot open workdir base %s: %s", base, strerror(errno));
+	if (pfd >= 0)
+		close(pfd);
+	return fd;
+}
+
 int
 workdir_open_base(const char *base, bool create, int *base_fd, char *err,
     size_t errsz)
@@ -45,13 +101,9 @@ workdir_open_base(const char *base, bool create, int *base_fd, char *err,
 
 	*base_fd = -1;
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		/* Only the last component is created; its parent must exist. */
-		if (mkdir(base, 0700) < 0 && errno != EEXIST)
-			return ERR("cannot create workdir base %s: %s", base,
-			    strerror(errno));
-		fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
+	if (fd < 0 && errno == ENOENT && create &&
+	    (fd = make_base(base, err, errsz)) < 0)
+		return -1;
 	if (fd < 0)
 		return ERR("cannot open workdir base %s: %s", base,
 		    strerror(errno));
@@ -64,7 +116,7 @@ workdir_open_base(const char *base, bool create, int *base_fd, char *err,
 	 * Another user who made our base first (a shared /tmp) could watch
 	 * or swap our workdirs: refuse unless it is ours and private.
 	 */
-	if (st.st_uid != getuid() || (st.st_mode & 022) != 0) {
+	if (!private_dir(&st)) {
 		close(fd);
 		return ERR("workdir base %s must be owned by uid %u and not "
 		    "writable by group or others (it is uid %u, mode %03o)",
@@ -167,37 +219,6 @@ out:
 			close(wd->base_fd);
 		wd->base_fd = wd->lock_fd = wd->fd = -1;
 	}
-	return r;
-}
-
-int
-workdir_remove(struct workdir *wd, char *err, size_t errsz)
-{
-	char lockname[CORDON_RUN_ID_LEN + 8];
-	struct stat held, now;
-	bool moved;
-	int r;
-
-	/*
-	 * Remove the directory we created, not whatever the name points at
-	 * now: the payload could have renamed ours away and put another (a
-	 * mount, a link to elsewhere) in its place.
-	 */
-	moved = wd->fd >= 0 && (fstat(wd->fd, &held) < 0 ||
-	    fstatat(wd->base_fd, wd->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    held.st_dev != now.st_dev || held.st_ino != now.st_ino);
-	if (wd->fd >= 0)
-		close(wd->fd);
-	wd->fd = -1;
-	r = moved ? ERR("workdir %s was moved or replaced during the run; "
-	    "left in place", wd->path) : rmtree_at(wd->base_fd, wd->name, err,
-	    errsz);
-	/* The lock goes only once the tree is gone, so gc sees a dead run. */
-	if (r == 0 && fmt(lockname, sizeof(lockname), "%s.lock", wd->name))
-		(void)unlinkat(wd->base_fd, lockname, 0);
-	close(wd->lock_fd);
-	close(wd->base_fd);
-	wd->lock_fd = wd->base_fd = -1;
 	return r;
 }
 
@@ -352,26 +373,67 @@ clear_files(int fd, const struct place *top, int *child, char **child_name,
 	return r;
 }
 
-int
-rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
+/* True if dirfd/name is, without following a link, the inode (dev, ino). */
+static bool
+names(int dirfd, const char *name, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == dev && st.st_ino == ino;
+}
+
+/*
+ * Removes dirfd/name, the directory (dev, ino) just emptied through an fd,
+ * only while the name still names it; 1 (and err) if it does not, the
+ * name left alone.  Why this is safe: nothing was emptied through the
+ * name, so a directory exchanged in for ours (renameat2 RENAME_EXCHANGE)
+ * loses nothing.  Linux has no "rmdir if this inode", so one exchanged in
+ * between the look and the rmdir can still be removed - but AT_REMOVEDIR
+ * removes only an empty directory, never a file; and a failed rmdir is
+ * looked at again, so that one exchanged in is reported, not taken for
+ * ours.
+ */
+static int
+remove_name(int dirfd, const char *name, dev_t dev, ino_t ino, char *err,
+    size_t errsz)
+{
+	int e;
+
+	if (names(dirfd, name, dev, ino)) {
+		if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
+			return 0;
+		e = errno;
+		if (names(dirfd, name, dev, ino))
+			return ERR("cannot remove %s: %s", name, strerror(e));
+	}
+	(void)ERR("%s was moved or replaced: emptied through the directory "
+	    "held, its name left alone", name);
+	return 1;
+}
+
+/*
+ * Empties the directory open at cur (the fd is ours to close), then
+ * removes dirfd/name if it still names that directory: 0, 1 (remove_name)
+ * or -1.
+ */
+static int
+remove_tree(int dirfd, const char *name, int cur, char *err, size_t errsz)
 {
 	struct frame *stack = NULL, *nstack;
 	size_t depth = 0, cap = 0;
 	struct stat st, up;
 	struct place top;
 	char *child_name = NULL;
-	int cur = -1, child, next, r = -1;
+	int child, next, r = -1, e;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : ERR("cannot stat %s: %s", name,
-		    strerror(errno));
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
-			return ERR("cannot remove %s: %s", name, strerror(errno));
-		return 0;
+	/* Made unreadable by the payload: the owner may chmod it back. */
+	if (fstat(cur, &st) < 0 ||
+	    ((st.st_mode & 0700) != 0700 && fchmod(cur, 0700) < 0)) {
+		e = errno;
+		close(cur);
+		return ERR("cannot open %s: %s", name, strerror(e));
 	}
-	if ((cur = open_dir(dirfd, name, NULL, &st)) < 0)
-		return ERR("cannot open %s: %s", name, strerror(errno));
 	place_of(cur, &st, &top);
 	/* The root's frame is pushed first; without it depth underflows. */
 	if ((child_name = strdup(name)) == NULL)
@@ -411,10 +473,8 @@ rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
 		if (depth == 0) {
 			close(cur);
 			cur = -1;
-			if (unlinkat(dirfd, stack[0].name, AT_REMOVEDIR) < 0)
-				ERR("cannot remove %s: %s", name, strerror(errno));
-			else
-				r = 0;
+			r = remove_name(dirfd, name, stack[0].dev, stack[0].ino,
+			    err, errsz);
 			goto out;
 		}
 		next = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -449,11 +509,65 @@ out:
 }
 
 int
+rmtree_at(int dirfd, const char *name, char *err, size_t errsz)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : ERR("cannot stat %s: %s", name,
+		    strerror(errno));
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			return ERR("cannot remove %s: %s", name, strerror(errno));
+		return 0;
+	}
+	if ((fd = open_dir(dirfd, name, NULL, &st)) < 0)
+		return ERR("cannot open %s: %s", name, strerror(errno));
+	return remove_tree(dirfd, name, fd, err, errsz);
+}
+
+int
+workdir_remove(struct workdir *wd, char *err, size_t errsz)
+{
+	char lockname[CORDON_RUN_ID_LEN + 8];
+	bool emptied;
+	int r;
+
+	/*
+	 * Emptied through the fd held since the workdir was made, never
+	 * through its name: the payload, or any process of the invoker's,
+	 * may have renamed ours away or exchanged another directory in for
+	 * it (RENAME_EXCHANGE) at any moment, so only the fd is sure to be
+	 * the directory we made.  Its name goes last, and only while it
+	 * still names that directory (remove_name).
+	 */
+	r = wd->fd < 0 ? ERR("workdir %s is not open", wd->path) :
+	    remove_tree(wd->base_fd, wd->name, wd->fd, err, errsz);
+	wd->fd = -1; /* closed by remove_tree */
+	emptied = r >= 0;
+	if (r > 0)
+		r = ERR("workdir %s was moved or replaced during the run: "
+		    "emptied, its name left alone", wd->path);
+	/*
+	 * While our directory is not empty the lock stays, so gc sees a dead
+	 * run and tries again.  Once it is, the lock goes, even with the name
+	 * left alone: gc must never take that name, another's now, for ours.
+	 */
+	if (emptied && fmt(lockname, sizeof(lockname), "%s.lock", wd->name))
+		(void)unlinkat(wd->base_fd, lockname, 0);
+	close(wd->lock_fd);
+	close(wd->base_fd);
+	wd->lock_fd = wd->base_fd = -1;
+	return r;
+}
+
+int
 workdir_gc(int base_fd, int patience_ms, char *err, size_t errsz)
 {
 	struct dirent *e;
 	DIR *d;
-	int guard, dfd, lfd, count = 0, r = 0;
+	int guard, dfd, lfd, rm, count = 0, r = 0;
 	size_t n;
 
 	if ((guard = lock_base(base_fd, LOCK_EX, patience_ms, err, errsz)) < 0)
@@ -480,11 +594,15 @@ workdir_gc(int base_fd, int patience_ms, char *err, size_t errsz)
 			    O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 			if (lfd < 0)
 				continue;
-			/* A lock we can take belongs to a helper that died. */
+			/*
+			 * A lock we can take belongs to a helper that died.  It
+			 * goes once the workdir is empty, as in workdir_remove.
+			 */
 			if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
-				if (rmtree_at(base_fd, id, err, errsz) < 0)
+				if ((rm = rmtree_at(base_fd, id, err, errsz)) != 0)
 					r = -1;
-				else if (unlinkat(base_fd, e->d_name, 0) == 0)
+				if (rm >= 0 && unlinkat(base_fd, e->d_name, 0) == 0 &&
+				    rm == 0)
 					count++;
 			}
 			close(lfd);

@@ -12,11 +12,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1174,20 +1176,13 @@ END_TEST
  */
 START_TEST(unprivileged_chmod_000_is_removed)
 {
-	char dir[300], bin_c[400], bin_h[400], bin_p[400], cmdline[2048];
+	char bin_c[400], bin_h[400], cmdline[2048];
+	const char *dir = nobody_bin_dir(&S);
 	pid_t pid;
 	int status;
 
-	snprintf(dir, sizeof(dir), "%s/bin", S.root);
-	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	snprintf(bin_c, sizeof(bin_c), "%s/cordon", dir);
 	snprintf(bin_h, sizeof(bin_h), "%s/cordon-helper", dir);
-	snprintf(bin_p, sizeof(bin_p), "%s/payload", dir);
-	snprintf(cmdline, sizeof(cmdline), "cp '%s' '%s' && cp '%s' '%s' && "
-	    "cp '%s' '%s' && chmod 755 '%s'/* && mkdir -m 777 '%s/nobody'",
-	    cordon_bin(), bin_c, getenv("CORDON_HELPER"), bin_h, payload_bin(),
-	    bin_p, dir, S.root);
-	ck_assert_int_eq(system(cmdline), 0);
 
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -1218,6 +1213,91 @@ START_TEST(unprivileged_chmod_000_is_removed)
 	snprintf(cmdline, sizeof(cmdline), "%s/nobody/wd", S.root);
 	ck_assert_msg(dir_entries(cmdline) <= 1,
 	    "nobody's workdir with 000 directories was left behind");
+}
+END_TEST
+
+/*
+ * Run in run_cmd_as()'s child, as root, before it becomes nobody: a
+ * private mount namespace whose /tmp is a fresh tmpfs where another user
+ * (root) has made /tmp/cordon-65534 first, as anyone can; the scratch
+ * dir, which lived in /tmp, is bound back in.  Exits 98 if it cannot.
+ */
+static void
+squat_tmp(void)
+{
+	char self[64];
+	int fd = -1;
+
+	/* The fd is opened in the new namespace: a bind needs its mount. */
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    (fd = open(S.root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777") < 0 ||
+	    mkdir("/tmp/cordon-65534", 0755) < 0 || mkdir(S.root, 0711) < 0 ||
+	    snprintf(self, sizeof(self), "/proc/self/fd/%d", fd) < 0 ||
+	    mount(self, S.root, NULL, MS_BIND, NULL) < 0) {
+		perror("squat_tmp");
+		_exit(98);
+	}
+	close(fd);
+}
+
+/*
+ * A user without a runtime dir (cron, CI, su) gets the default workdir
+ * base: it must be a name no other user can make first.  It was
+ * /tmp/cordon-UID, so another user's mkdir made every later run and gc
+ * of UID exit 125; now it is in the user's own state directory.
+ */
+START_TEST(default_base_cannot_be_taken_by_another_user)
+{
+	char bin[450], helper_env[450], home[300], home_env[320], want[400];
+	char *env[] = { helper_env, home_env, "XDG_RUNTIME_DIR=",
+	    "XDG_STATE_HOME=", NULL };
+	char *run[] = { bin, "run", "--json", "--backend=floor", "--",
+	    "/bin/true", NULL };
+	char *gc[] = { bin, "gc", NULL };
+	const char *dir;
+	struct cmd c, g;
+	struct stat st;
+	char *wd;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: not root: cannot be another user\n");
+		return;
+	}
+	dir = nobody_bin_dir(&S);
+	snprintf(bin, sizeof(bin), "%s/cordon", dir);
+	snprintf(helper_env, sizeof(helper_env), "CORDON_HELPER=%s/"
+	    "cordon-helper", dir);
+	snprintf(home, sizeof(home), "%s/nobody/home", S.root);
+	snprintf(home_env, sizeof(home_env), "HOME=%s", home);
+	ck_assert_int_eq(mkdir(home, 0700), 0);
+	ck_assert_int_eq(chown(home, 65534, 65534), 0);
+
+	run_cmd_hook = squat_tmp;
+	run_cmd_as(&c, run, env, NULL, 65534);
+	run_cmd_as(&g, gc, env, NULL, 65534);
+	run_cmd_hook = NULL;
+	if (c.status == 98) {
+		fprintf(stderr, "SKIP: no private mount namespace: %s\n", c.err);
+		cmd_free(&c);
+		cmd_free(&g);
+		return;
+	}
+	ck_assert_msg(c.status == 0, "run: status %d: %s", c.status, c.err);
+	ck_assert_msg(g.status == 0, "gc: status %d: %s", g.status, g.err);
+	/* Made in nobody's state dir, private, and emptied after the run. */
+	snprintf(want, sizeof(want), "%s/.local/state/cordon/runs", home);
+	ck_assert_msg(lstat(want, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == 65534 && (st.st_mode & 07777) == 0700,
+	    "no private base at %s", want);
+	wd = json_get(c.out, "workdir");
+	ck_assert_msg(wd != NULL && strncmp(wd, want, strlen(want)) == 0 &&
+	    wd[strlen(want)] == '/', "workdir %s is not in %s", wd, want);
+	free(wd);
+	ck_assert_int_le(dir_entries(want), 1);
+	cmd_free(&c);
+	cmd_free(&g);
 }
 END_TEST
 
@@ -1262,6 +1342,7 @@ run_suite(void)
 	tcase_add_test(tc, result_file_is_atomic_private_and_never_followed);
 	tcase_add_test(tc, bad_record_destinations_are_refused);
 	tcase_add_test(tc, unprivileged_chmod_000_is_removed);
+	tcase_add_test(tc, default_base_cannot_be_taken_by_another_user);
 	suite_add_tcase(s, tc);
 	return s;
 }

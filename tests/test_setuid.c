@@ -438,6 +438,47 @@ START_TEST(bases_out_of_the_invokers_reach_are_refused)
 }
 END_TEST
 
+/*
+ * The helper, which acts as its invoker, makes a base only inside a
+ * directory that is the invoker's alone.  Never a new name in a shared
+ * directory (a stand-in for /tmp: root's, 1777) - such as another user's
+ * /tmp/cordon-UID, which would deny cordon to that user - nor in one of
+ * the invoker's that others may write; and never at another user's
+ * default, which is in that user's own directories.
+ */
+START_TEST(bases_are_made_only_in_the_invokers_own_directories)
+{
+	char shared[600], b[700];
+	struct stat st;
+
+	snprintf(shared, sizeof(shared), "%s/tmp", S.root);
+	ck_assert_int_eq(mkdir(shared, 0755), 0);
+	ck_assert_int_eq(chmod(shared, 01777), 0);
+	snprintf(b, sizeof(b), "%s/cordon-4242", shared);
+	run_request(b, NULL, "another user's name in a shared directory",
+	    "cannot create workdir base");
+	ck_assert_msg(stat(b, &st) < 0, "%s was made for the invoker", b);
+
+	snprintf(shared, sizeof(shared), "%s/open", dir);
+	ck_assert_int_eq(mkdir(shared, 0755), 0);
+	ck_assert_int_eq(chown(shared, 65534, 65534), 0);
+	ck_assert_int_eq(chmod(shared, 0777), 0);
+	snprintf(b, sizeof(b), "%s/wd", shared);
+	run_request(b, NULL, "the invoker's directory, writable by others",
+	    "cannot create workdir base");
+	ck_assert_msg(stat(b, &st) < 0, "%s was made for the invoker", b);
+
+	/* Another user's default, in their state directory (root's here). */
+	snprintf(shared, sizeof(shared), "mkdir -p -m 0755 '%s/home/.local/"
+	    "state/cordon'", S.root);
+	ck_assert_int_eq(system(shared), 0);
+	snprintf(b, sizeof(b), "%s/home/.local/state/cordon/runs", S.root);
+	run_request(b, NULL, "another user's default",
+	    "cannot create workdir base");
+	ck_assert_msg(stat(b, &st) < 0, "%s was made for the invoker", b);
+}
+END_TEST
+
 START_TEST(fd3_must_be_the_socket)
 {
 	char cmd[1200];
@@ -849,6 +890,7 @@ main(void)
 	tcase_add_test(tc, malformed_frames_are_refused);
 	tcase_add_test(tc, limits_over_the_maxima_are_refused);
 	tcase_add_test(tc, bases_out_of_the_invokers_reach_are_refused);
+	tcase_add_test(tc, bases_are_made_only_in_the_invokers_own_directories);
 	tcase_add_test(tc, fd3_must_be_the_socket);
 	tcase_add_test(tc, a_none_build_refuses_setuid);
 	tcase_add_test(tc, hostile_environment_has_no_effect);

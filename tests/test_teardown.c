@@ -275,6 +275,45 @@ run_child(int (*fn)(const char *), const char *arg, enum child_how how)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * The rename race, made deterministic: the test is linked with
+ * -Wl,--wrap=fstatat (Makefile.am), so every fstatat of workdir.c (and of
+ * this file) comes here.  Armed, the first look at name in the directory
+ * (dev, ino) returns what it saw, and then, before the caller can act on
+ * it, name and swap are exchanged (renameat2 RENAME_EXCHANGE), as another
+ * process of the user's could do at that moment.
+ */
+int __real_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+int __wrap_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+
+static struct race {
+	bool armed;
+	dev_t dev;
+	ino_t ino;
+	const char *name, *swap;
+	int err;             /* renameat2's errno, if it failed */
+} race;
+
+int
+__wrap_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	struct stat dir;
+	int r, e;
+
+	r = __real_fstatat(dirfd, path, st, flags);
+	e = errno;
+	if (race.armed && strcmp(path, race.name) == 0 &&
+	    fstat(dirfd, &dir) == 0 && dir.st_dev == race.dev &&
+	    dir.st_ino == race.ino) {
+		race.armed = false;
+		if (renameat2(dirfd, race.name, dirfd, race.swap,
+		    RENAME_EXCHANGE) < 0)
+			race.err = errno;
+	}
+	errno = e;
+	return r;
+}
+
 /* ---- rmtree_at: a plain tree ---------------------------------------------- */
 
 START_TEST(test_plain_tree)
@@ -1021,6 +1060,112 @@ START_TEST(test_remove_hostile_workdir)
 }
 END_TEST
 
+/*
+ * A workdir with what a payload leaves (files, a subtree) and, beside it
+ * in the base, "other": a directory of the user's with a file to keep.
+ */
+static void
+make_workdir_and_other(const char *base, const char *id, struct workdir *wd)
+{
+	char err[512] = "";
+
+	ck_assert_msg(workdir_create(base, id, wd, err, sizeof(err)) == 0,
+	    "%s", err);
+	ck_assert(put_file(wd->fd, "payload-file", "x"));
+	ck_assert(mkdir_p_at(wd->fd, "sub/dir"));
+	ck_assert(put_file(wd->fd, "sub/dir/f", "y"));
+	ck_assert(mkdirat(wd->base_fd, "other", 0700) == 0);
+	ck_assert(mkdir_p_at(wd->base_fd, "other/src"));
+	ck_assert(put_file(wd->base_fd, "other/src/keep", "precious"));
+}
+
+/*
+ * After a removal that found the workdir's name taking another directory:
+ * that one is untouched under the name, ours (now at "other") is empty,
+ * the lock is gone, and gc leaves the name alone too.
+ */
+static void
+check_exchange_survived(const char *base, const char *id, int base_fd,
+    const char *err)
+{
+	char path[PATH_MAX], lockname[64];
+	int bfd;
+
+	ck_assert(fmt(path, sizeof(path), "%s/src/keep", id));
+	ck_assert_msg(file_is(base_fd, path, "precious"),
+	    "the directory exchanged in for the workdir was emptied");
+	ck_assert_msg(count_entries(base_fd, "other") == 0,
+	    "the workdir itself was not emptied through the fd held");
+	ck_assert_msg(strstr(err, "moved or replaced") != NULL &&
+	    strstr(err, base) != NULL, "not reported: %s", err);
+	ck_assert(fmt(lockname, sizeof(lockname), "%s.lock", id));
+	ck_assert_msg(!exists_at(base_fd, lockname), "the run's lock is left, "
+	    "so gc would empty the name, now another's");
+	ck_assert((bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0);
+	ck_assert_int_eq(workdir_gc(bfd, 0, path, sizeof(path)), 0);
+	close(bfd);
+	ck_assert(fmt(path, sizeof(path), "%s/src/keep", id));
+	ck_assert_msg(file_is(base_fd, path, "precious"), "gc emptied it");
+}
+
+/* The name was exchanged for another directory before removal began. */
+START_TEST(test_remove_exchanged_workdir)
+{
+	struct workdir wd;
+	struct scratch s;
+	char base[PATH_MAX], err[512] = "", id[CORDON_RUN_ID_LEN + 1];
+	int base_fd, fds, r;
+
+	scratch_new(&s);
+	base_path(&s, base, sizeof(base));
+	make_id(id, sizeof(id), 11);
+	fds = count_fds();
+	make_workdir_and_other(base, id, &wd);
+	ck_assert((base_fd = dup(wd.base_fd)) >= 0);
+	ck_assert_msg(renameat2(base_fd, id, base_fd, "other",
+	    RENAME_EXCHANGE) == 0, "renameat2: %s", strerror(errno));
+
+	r = workdir_remove(&wd, err, sizeof(err));
+	check_exchange_survived(base, id, base_fd, err);
+	ck_assert_int_eq(r, -1);
+	close(base_fd);
+	ck_assert_int_eq(count_fds(), fds);
+	close(s.fd);
+}
+END_TEST
+
+/*
+ * The race itself, made to happen every time: the first look at the
+ * workdir's name (workdir.c's fstatat, wrapped: see race_fstatat) sees
+ * our directory, and right after it the name is exchanged for another.
+ * Whatever removal does next through the name, it must not empty that one.
+ */
+START_TEST(test_remove_exchanged_mid_removal)
+{
+	struct workdir wd;
+	struct scratch s;
+	char base[PATH_MAX], err[512] = "", id[CORDON_RUN_ID_LEN + 1];
+	struct stat st;
+	int base_fd, r;
+
+	scratch_new(&s);
+	base_path(&s, base, sizeof(base));
+	make_id(id, sizeof(id), 12);
+	make_workdir_and_other(base, id, &wd);
+	ck_assert((base_fd = dup(wd.base_fd)) >= 0);
+	ck_assert(fstat(base_fd, &st) == 0);
+	race = (struct race){ true, st.st_dev, st.st_ino, id, "other", 0 };
+
+	r = workdir_remove(&wd, err, sizeof(err));
+	ck_assert_msg(!race.armed && race.err == 0, "the race did not run "
+	    "(armed %d, renameat2: %s)", race.armed, strerror(race.err));
+	check_exchange_survived(base, id, base_fd, err);
+	ck_assert_int_eq(r, -1);
+	close(base_fd);
+	close(s.fd);
+}
+END_TEST
+
 /* ---- workdir_gc ------------------------------------------------------------ */
 
 /* A workdir with some content; with a lock file nobody holds if asked. */
@@ -1336,6 +1481,8 @@ teardown_suite(void)
 	tcase_add_test(tc, test_create_invalid_id);
 	tcase_add_test(tc, test_create_twice_keeps_first);
 	tcase_add_test(tc, test_remove_hostile_workdir);
+	tcase_add_test(tc, test_remove_exchanged_workdir);
+	tcase_add_test(tc, test_remove_exchanged_mid_removal);
 	suite_add_tcase(s, tc);
 
 	tc = tcase("gc");

@@ -553,15 +553,18 @@ nobody_bin_dir(const struct scratch *s)
 	/*
 	 * The build tree may sit where nobody cannot reach (/root): copy the
 	 * three binaries (real ELF files, not libtool wrappers) to a place
-	 * nobody can read, and give nobody a writable home for its trace.
+	 * nobody can read, and give nobody a directory of its own for its
+	 * trace and its workdir base (cordon makes a base only in a directory
+	 * that is its owner's alone).
 	 */
 	snprintf(dir, sizeof(dir), "%s/bin", s->root);
 	if (stat(dir, &st) == 0)
 		return dir;
 	snprintf(cmd, sizeof(cmd), "mkdir -m 755 '%s' && cp '%s' '%s' '%s' "
-	    "'%s/' && chmod 755 '%s'/* && mkdir -m 777 '%s/nobody'", dir,
-	    cordon_bin(), getenv("CORDON_HELPER"), payload_bin(), dir, dir,
-	    s->root);
+	    "'%s/' && chmod 755 '%s'/* && mkdir -m 755 '%s/nobody' && "
+	    "{ chown 65534:65534 '%s/nobody' || [ \"$(id -u)\" != 0 ]; }",
+	    dir, cordon_bin(), getenv("CORDON_HELPER"), payload_bin(), dir,
+	    dir, s->root, s->root);
 	ck_assert_int_eq(system(cmd), 0);
 	return dir;
 }
