@@ -225,6 +225,19 @@ START_TEST(cpu_cap_holds_while_the_helper_is_stopped)
 	 */
 	cpu = cpu_while_stopped("1", "spinfork 2 0.8");
 	ck_assert_msg(cpu >= 1.6 && cpu < 3.0, "cpu_seconds %.3f", cpu);
+	/*
+	 * A child spinning for ever under a 0.5 s cap: RLIMIT_CPU (1 s, the
+	 * cap rounded up) kills it there; its parent still exits 0.
+	 */
+	cpu = cpu_while_stopped("0.5", "spinfork 1 0");
+	ck_assert_msg(cpu >= 0.5 && cpu < 1.5, "cpu_seconds %.3f: RLIMIT_CPU "
+	    "is no backstop at the cap", cpu);
+	/*
+	 * The payload itself, killed by SIGXCPU at 1 s of the kernel's tick
+	 * count, which may be a little ahead of the exact figure: the cap.
+	 */
+	cpu = cpu_while_stopped("1", "spin 0");
+	ck_assert_msg(cpu >= 0.5 && cpu < 1.5, "cpu_seconds %.3f", cpu);
 }
 END_TEST
 
