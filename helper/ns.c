@@ -473,7 +473,8 @@ build_root(const struct request *req, struct sources *src, bool setuid_mode,
 	close(m);
 	/*
 	 * /tmp and /dev/shm: one private tmpfs, bounded by the memory (and
-	 * disk) cap, so the two together hold no more than the cap.  It
+	 * disk) cap, so the two together hold no more than the cap, and the
+	 * monitor counts what they hold as the run's memory (tree.c).  It
 	 * gets two directories, each bound where it belongs; the bind at
 	 * /tmp covers the tmpfs's own root, and with it the other directory.
 	 */

@@ -514,6 +514,32 @@ START_TEST(cpu_cap_holds_while_the_helper_is_stopped)
 }
 END_TEST
 
+/*
+ * /tmp and /dev/shm are one tmpfs of the memory cap's size, and what it
+ * holds counts as the run's memory: 50M in each cannot fit under 64M.
+ */
+START_TEST(tmpfs_counts_against_the_memory_cap)
+{
+	struct cmd c;
+	char *rss, *enf;
+
+	ck_assert_int_eq(nsrun(&c, "--memory", "64M", "--wall", "10", "--",
+	    "-c", "head -c 50M /dev/zero > /tmp/a; "
+	    "head -c 50M /dev/zero > /dev/shm/b; sleep 60", NULL), 124);
+	assert_linux_ns(&c);
+	ck_assert_msg(json_is(c.out, "cap", "memory"), "%s", c.out);
+	rss = json_get(c.out, "max_rss_bytes");
+	enf = json_get(c.out, "enforcement");
+	/* The monitor saw the files; a cgroup counts them itself. */
+	if (enf == NULL || strstr(enf, "\"memory\":\"cgroup\"") == NULL)
+		ck_assert_msg(rss != NULL && strtoull(rss, NULL, 10) >
+		    (64ULL << 20), "max_rss_bytes %s not over the cap", rss);
+	free(enf);
+	free(rss);
+	cmd_free(&c);
+}
+END_TEST
+
 /* Debian's kernel.unprivileged_userns_clone=0: no user namespace for nobody. */
 static bool
 unprivileged_userns_off(void)
@@ -636,6 +662,7 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, fork_bomb_hits_the_process_cap);
 	tcase_add_test(tc, cpu_and_wall_caps_hold);
 	tcase_add_test(tc, cpu_cap_holds_while_the_helper_is_stopped);
+	tcase_add_test(tc, tmpfs_counts_against_the_memory_cap);
 	tcase_add_test(tc, probe_reports_linux_ns);
 	tcase_add_test(tc, exit_status_and_127_pass_through);
 }
