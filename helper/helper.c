@@ -106,7 +106,10 @@
  * Signals: the invoker (the real uid) may still stop or kill the helper;
  * a killed helper takes the init and so the pid namespace with it, its
  * mounts lived only in the run's mount namespace, and the workdir is
- * reclaimed by the next run or `cordon gc`.
+ * reclaimed by the next run or `cordon gc`.  A stopped helper stops only
+ * the sampling: RLIMIT_CPU still stops each process at the CPU cap
+ * (spawn.c), and the final figures are held against the caps when it
+ * continues (monitor.c).
  */
 #include "config.h"
 

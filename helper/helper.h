@@ -219,13 +219,17 @@ int seccomp_baseline(bool no_inet);
 /* tree.c: every process below the helper (it is a child subreaper). */
 struct tree_sample {
 	uint64_t cpu_ns;    /* live processes plus everything reaped */
-	uint64_t mem_bytes; /* resident anonymous + shmem, summed (upper bound) */
+	uint64_t mem_bytes; /* resident anon + shmem summed, + the run's tmpfs
+	                       (upper bound: what it maps counts twice) */
 	uint32_t nproc;
 };
 int tree_init(void);
-/* has_init: the first process is the linux-ns init, not the payload's. */
+/*
+ * has_init: the first process is the linux-ns init, not the payload's,
+ * and the run has a private tmpfs, found and kept open on the way.
+ */
 int tree_sample(struct tree_sample *s, bool has_init);
-/* Proportional (PSS) anonymous + shmem memory of the tree, in bytes. */
+/* Proportional (PSS) anonymous + shmem memory of the tree, + the tmpfs. */
 uint64_t tree_pss(void);
 /* SIGKILLs every descendant and reaps until none is left. */
 int tree_kill(void);

@@ -14,7 +14,10 @@
  * from its caps costs a few /proc reads ten times a second; one close to
  * its memory cap is watched every few milliseconds, which bounds the
  * overshoot.  Whatever ends the run, the loop then kills the whole tree
- * and reaps it before the final figures are taken.
+ * and reaps it before the final figures are taken, and those are held
+ * against the caps once more: a loop that did not run (the invoker may
+ * SIGSTOP a setuid helper) still reports a cap passed meanwhile, by how
+ * much, while RLIMIT_CPU (spawn.c) bounded each process.
  *
  * Output cap: the payload's stdout and stderr are pipes (helper.c) that
  * this loop copies to the helper's own fds 1 and 2, counting; the byte
@@ -106,6 +109,54 @@ check_caps(const struct request *req, const struct tree_sample *s,
 }
 
 /*
+ * One sample of the tree; a memory figure over the cap by the cheap count
+ * (an upper bound) is replaced by the exact one before anything decides.
+ */
+static int
+measure(const struct request *req, const struct spawn *sp,
+    struct tree_sample *s)
+{
+	int r = tree_sample(s, sp->status_fd >= 0);
+
+	if (s->mem_bytes > req->limits.memory_bytes)
+		s->mem_bytes = tree_pss();
+	return r;
+}
+
+/*
+ * The final accounting against the caps, whatever the loop saw: a helper
+ * its invoker SIGSTOPped samples nothing, yet the CPU reaped and the
+ * memory high mark still show a cap passed, and by how much (and a cap
+ * that ended the run gets its final figure).  Only for a run that ended
+ * by itself, and only the caps check_caps() knows the run applied.  A
+ * payload killed by SIGXCPU met RLIMIT_CPU (spawn.c), which the kernel
+ * counts in scheduler ticks: under load they ran ~10% ahead of the exact
+ * figure, so the signal is the evidence, once the tree has used half the
+ * cap (no payload types its own SIGXCPU as a cap at once).
+ */
+static void
+final_caps(const struct request *req, struct monitor_result *res)
+{
+	struct tree_sample f = { res->cpu_ns, res->max_mem, 0 };
+
+	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
+		if (res->cap == CORDON_CAP_CPU && f.cpu_ns > res->cap_observed)
+			res->cap_observed = f.cpu_ns;
+		if (res->cap == CORDON_CAP_MEMORY &&
+		    f.mem_bytes > res->cap_observed)
+			res->cap_observed = f.mem_bytes;
+		return;
+	}
+	if (res->outcome != CORDON_OUTCOME_EXITED &&
+	    res->outcome != CORDON_OUTCOME_SIGNALED)
+		return;
+	if (!check_caps(req, &f, res) &&
+	    res->outcome == CORDON_OUTCOME_SIGNALED && res->signal == SIGXCPU &&
+	    f.cpu_ns >= req->limits.cpu_ns / 2)
+		set_cap(res, CORDON_CAP_CPU, f.cpu_ns, req->limits.cpu_ns);
+}
+
+/*
  * Copies what fd (a non-blocking pipe) holds, at most 2 MiB per call so
  * the other caps are still watched, to dst, counting against *left;
  * returns true once the payload wrote past the output cap.  At EOF *fd
@@ -147,7 +198,7 @@ pump(int *fd, int dst, uint64_t *left)
 	return false;
 }
 
-/* The payload's own end, typed; an RLIMIT_CPU kill is the CPU cap. */
+/* The payload's own end, as it happened (final_caps() types caps). */
 static void
 payload_outcome(const struct request *req, const struct spawn *sp,
     int status, struct monitor_result *res)
@@ -276,16 +327,13 @@ monitor_run(int sock, int sigfd, const struct request *req,
 			/* Two small reads: first, before a walk a busy tree slows. */
 			if (cgroup_cap(req, res))
 				break;
-			if (tree_sample(&s, sp->status_fd >= 0) < 0) {
+			if (measure(req, sp, &s) < 0) {
 				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 				(void)fmt(res->error, sizeof(res->error),
 				    "cannot measure the process tree (more than "
 				    "the monitor can track?)");
 				break;
 			}
-			/* Over by the cheap count: decide on the exact one. */
-			if (s.mem_bytes > req->limits.memory_bytes)
-				s.mem_bytes = tree_pss();
 			if (s.mem_bytes > res->max_mem)
 				res->max_mem = s.mem_bytes;
 			if (check_caps(req, &s, res))
@@ -322,7 +370,7 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	 * sample and what was reaped.
 	 */
 	if (!done)
-		(void)tree_sample(&s, sp->status_fd >= 0);
+		(void)measure(req, sp, &s);
 	if (tree_kill() < 0 && res->outcome != CORDON_OUTCOME_SANDBOX_ERROR) {
 		res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		res->cap = CORDON_CAP_NONE;
@@ -333,15 +381,12 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	res->cpu_ns = tree_reaped_cpu_ns();
 	if (res->cpu_ns < s.cpu_ns)
 		res->cpu_ns = s.cpu_ns;
-	/*
-	 * A process killed by RLIMIT_CPU (SIGXCPU, or SIGKILL at the hard
-	 * limit) hit the CPU cap, but only if the tree really used that much:
-	 * a payload cannot fake a cap hit by raising SIGXCPU itself.
-	 */
-	if (res->outcome == CORDON_OUTCOME_SIGNALED && !stop &&
-	    (res->signal == SIGXCPU || res->signal == SIGKILL) &&
-	    res->cpu_ns >= req->limits.cpu_ns)
-		set_cap(res, CORDON_CAP_CPU, res->cpu_ns, req->limits.cpu_ns);
+	if (res->max_mem < s.mem_bytes)
+		res->max_mem = s.mem_bytes;
+	cgroup_figures(res); /* exact where the kernel kept count */
+	/* Told to stop, the run is interrupted, whatever it used. */
+	if (!stop)
+		final_caps(req, res);
 	/*
 	 * What the payload wrote before it ended is still passed on, up to
 	 * the cap; then the disk as it is left (a file stopped by SIGXFSZ).
@@ -368,9 +413,6 @@ monitor_run(int sock, int sigfd, const struct request *req,
 		res->exit_code = -1;
 		res->signal = SIGKILL;
 	}
-	if (res->max_mem < s.mem_bytes)
-		res->max_mem = s.mem_bytes;
-	cgroup_figures(res); /* exact where the kernel kept count */
 	close(tick);
 	close(wall);
 }

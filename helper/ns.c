@@ -29,8 +29,8 @@
  * pivot_root(".", ".") + umount2(MNT_DETACH), so nothing of the host is
  * reachable but what was placed in the new root: the system directories
  * read-only, nosuid, nodev; /work (the workdir) read-write; a fresh /proc;
- * a minimal /dev; private tmpfs /tmp and /dev/shm sized to the memory cap
- * (or the disk cap, if smaller); and each --ro-bind source, cloned by the
+ * a minimal /dev; /tmp and /dev/shm, two directories of one private tmpfs
+ * (sized to the memory or disk cap); and each --ro-bind source, cloned by the
  * init with the invoker's own access (open_tree, AT_SYMLINK_NOFOLLOW) and
  * made read-only, nosuid, nodev all the way down (AT_RECURSIVE) before it
  * is placed at its destination: mount points made by us, in the fresh
@@ -186,7 +186,7 @@ clone_system(struct entry *e, size_t n)
 
 /* /dev: a small tmpfs with bound nodes, a private devpts, and shm. */
 static int
-build_dev(int root, const char *tmpsize, int errfd)
+build_dev(int root, int shm, int errfd)
 {
 	static const char *const devfs_opts[] = { "mode", "0755", "size",
 		"64k", NULL };
@@ -197,7 +197,6 @@ build_dev(int root, const char *tmpsize, int errfd)
 		{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
 		{ "ptmx", "pts/ptmx" },
 	};
-	const char *shm_opts[] = { "mode", "1777", "size", tmpsize, NULL };
 	char path[32];
 	size_t i;
 	int dev, m;
@@ -221,10 +220,8 @@ build_dev(int root, const char *tmpsize, int errfd)
 	    MOUNT_ATTR_NOEXEC)) < 0 || place(m, dev, "pts", false) < 0)
 		spawn_fail(errfd, SPAWN_DEVPTS);
 	close(m);
-	if ((m = new_fs("tmpfs", shm_opts, MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV)) < 0 || place(m, dev, "shm", false) < 0)
+	if (place(shm, dev, "shm", false) < 0)
 		spawn_fail(errfd, SPAWN_DEV);
-	close(m);
 	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		if (symlinkat(links[i][1], dev, links[i][0]) < 0)
 			spawn_fail(errfd, SPAWN_DEV);
@@ -410,6 +407,18 @@ out:
 }
 
 /*
+ * A directory name of the tmpfs at dir, mode 1777 (whatever our umask),
+ * as a detached bind mount of its own.
+ */
+static int
+tmp_dir(int dir, const char *name)
+{
+	if (mkdirat(dir, name, 0700) < 0 || fchmodat(dir, name, 01777, 0) < 0)
+		return -1;
+	return open_tree(dir, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+}
+
+/*
  * Builds the private root from the gathered sources and moves into it.
  * Runs in the init, which holds every capability of the new user
  * namespace and nothing outside, under the payload's ids (so what it
@@ -425,7 +434,7 @@ build_root(const struct request *req, struct sources *src, bool setuid_mode,
 	const char *tmp_opts[] = { "mode", "1777", "size", tmpsize, NULL };
 	size_t i, nsys = sizeof(src->sys) / sizeof(src->sys[0]);
 	uint64_t tmpbytes = req->limits.memory_bytes;
-	int root, m, dev;
+	int root, m, dev, t, tmp = -1, shm = -1;
 
 	/*
 	 * The new root is a tmpfs attached over the workdir base - in this
@@ -462,16 +471,29 @@ build_root(const struct request *req, struct sources *src, bool setuid_mode,
 	    MOUNT_ATTR_NOEXEC)) < 0 || place(m, root, "proc", false) < 0)
 		spawn_fail(errfd, SPAWN_PROC);
 	close(m);
-	/* Private tmpfs, bounded by the memory (and disk) cap: no way around. */
+	/*
+	 * /tmp and /dev/shm: one private tmpfs, bounded by the memory (and
+	 * disk) cap, so the two together hold no more than the cap, and the
+	 * monitor counts what they hold as the run's memory (tree.c).  It
+	 * gets two directories, each bound where it belongs; the bind at
+	 * /tmp covers the tmpfs's own root, and with it the other directory.
+	 */
 	if (req->limits.disk_bytes != 0 && req->limits.disk_bytes < tmpbytes)
 		tmpbytes = req->limits.disk_bytes;
 	if (!fmt(tmpsize, sizeof(tmpsize), "%llu", (unsigned long long)tmpbytes))
 		spawn_fail(errfd, SPAWN_TMP);
 	if ((m = new_fs("tmpfs", tmp_opts, MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV)) < 0 || place(m, root, "tmp", false) < 0)
+	    MOUNT_ATTR_NODEV)) < 0 || place(m, root, "tmp", false) < 0 ||
+	    (t = openat(root, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || (shm = tmp_dir(t, "shm")) < 0 ||
+	    (tmp = tmp_dir(t, "tmp")) < 0 || move_mount(tmp, "", root, "tmp",
+	    MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		spawn_fail(errfd, SPAWN_TMP);
+	close(tmp);
+	close(t);
 	close(m);
-	dev = build_dev(root, tmpsize, errfd);
+	dev = build_dev(root, shm, errfd);
+	close(shm);
 	close(dev);
 	/* "/" itself read-only; /work, /tmp, /dev/shm are their own mounts. */
 	if (setattr(root, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |

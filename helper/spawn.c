@@ -75,13 +75,18 @@ spawn_rlimits(const struct request *req)
 	rlim_t soft;
 
 	/*
-	 * RLIMIT_CPU is a per-process backstop just above the tree-wide cap
-	 * the monitor enforces, never above the hard limit we were given.
+	 * RLIMIT_CPU is the kernel's per-process backstop under the
+	 * tree-wide cap, for when the monitor cannot act (its invoker may
+	 * SIGSTOP a setuid helper): SIGXCPU at the cap rounded up to whole
+	 * seconds, SIGKILL a second later if that is ignored; never above the
+	 * hard limit we were given.  The kernel counts it in scheduler ticks,
+	 * so it may fire a little before the monitor's exact figure reaches
+	 * the cap; monitor.c types the payload's SIGXCPU as the CPU cap.
 	 */
 	if (getrlimit(RLIMIT_CPU, &cpu) < 0)
 		return -1;
 	soft = (rlim_t)((req->limits.cpu_ns + CORDON_NS_PER_SEC - 1) /
-	    CORDON_NS_PER_SEC) + 1;
+	    CORDON_NS_PER_SEC);
 	if (cpu.rlim_max != RLIM_INFINITY && soft >= cpu.rlim_max) {
 		rl.rlim_cur = rl.rlim_max = cpu.rlim_max;
 	} else {

@@ -16,6 +16,8 @@
  * (shared libraries, page cache) are left out because they are shared
  * and reclaimable, while shmem is counted because a payload could
  * otherwise hide memory in MAP_SHARED anonymous mappings or /dev/shm.
+ * On linux-ns the run's private tmpfs (/tmp and /dev/shm, ns.c) counts
+ * too, by what it holds: a file nobody maps is in no process's RSS.
  *
  * Killing: a pid read from /proc may, in principle, be reaped and reused
  * by an unrelated process before we signal it.  So each kill goes through
@@ -27,15 +29,22 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
+
+#include <linux/magic.h>
 
 #include "helper.h"
 
 #define MAX_TREE (1U << 20)          /* processes one walk will track */
 #define MAX_CHILDREN_FILE (1U << 22) /* bytes of one children file */
+#define MAX_SMAPS_FILE (1U << 24)    /* bytes of one smaps file */
+#define TMPFS_TRIES 8                /* processes tried per sample */
 #define KILL_TIMEOUT_NS (10ULL * CORDON_NS_PER_SEC)
 
 struct pidlist {
@@ -45,6 +54,9 @@ struct pidlist {
 
 static pid_t self;
 static uint64_t ns_per_tick;
+/* linux-ns: the run's tmpfs, once found (tmpfs_find); closed by the kill. */
+static int tmpfs_fd = -1;
+static dev_t tmpfs_dev;
 
 int
 tree_init(void)
@@ -303,12 +315,153 @@ walk(struct pidlist *l, struct tree_sample *s)
 	return r;
 }
 
+/* Whether pid's parent is the helper or one of the n pids of v. */
+static bool
+parent_in(pid_t pid, const pid_t *v, size_t n)
+{
+	struct procstat ps;
+
+	if (read_stat(pid, &ps) < 0)
+		return false;
+	while (ps.ppid != self && n > 0 && v[n - 1] != ps.ppid)
+		n--;
+	return ps.ppid == self || n > 0;
+}
+
+/*
+ * Opens the run's tmpfs as /proc/PID/root/tmp of one of the first
+ * processes of the walk l.  The init's root link would do, but the init
+ * is not dumpable, so only a root helper may follow it; the payload's
+ * processes run in a user namespace the helper owns (setuid mode too,
+ * where the host allows one), or are dumpable.  Why what is opened is
+ * the run's tmpfs: no process of a linux-ns run can chroot or mount (no
+ * capability, no new user namespace), so each has the sandbox's
+ * read-only root, whose /tmp is that tmpfs; the pid was in our walk, its
+ * pidfd is taken before its parent is checked to be ours (as
+ * kill_verified() does) and it still lives after the open, so the pid
+ * was not reused meanwhile; O_PATH opens nothing, O_NOFOLLOW follows no
+ * link, and it must be a tmpfs.  A payload that hides every process from
+ * the helper (setuid mode with no user namespace, not dumpable from the
+ * start) leaves its tmpfs uncounted but still bounded by its size:
+ * README.md says so.
+ */
+static void
+tmpfs_find(const struct pidlist *l)
+{
+	struct pollfd p = { -1, POLLIN, 0 };
+	struct statfs sf;
+	struct stat st;
+	char path[64];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < l->n && i < TMPFS_TRIES && tmpfs_fd < 0; i++) {
+		if ((p.fd = (int)syscall(SYS_pidfd_open, l->v[i], 0)) < 0)
+			continue;
+		fd = -1;
+		/* The walk is breadth first: a parent comes before its child. */
+		if (parent_in(l->v[i], l->v, i) && fmt(path, sizeof(path),
+		    "/proc/%d/root/tmp", l->v[i]))
+			fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+		if (fd >= 0 && poll(&p, 1, 0) == 0 && fstatfs(fd, &sf) == 0 &&
+		    sf.f_type == TMPFS_MAGIC && fstat(fd, &st) == 0) {
+			tmpfs_fd = fd;
+			tmpfs_dev = st.st_dev;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+		close(p.fd);
+	}
+}
+
+/* Bytes the run's tmpfs holds, 0 if it has none (or it is not found). */
+static uint64_t
+tmpfs_used(void)
+{
+	struct statfs sf;
+
+	if (tmpfs_fd < 0 || fstatfs(tmpfs_fd, &sf) < 0 ||
+	    sf.f_bfree > sf.f_blocks)
+		return 0;
+	return (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
+}
+
+/*
+ * The device of a mapping's first line in smaps, "start-end perms offset
+ * maj:min inode path" (in lower-case hex; every other line starts with a
+ * capital); false for any other line.
+ */
+static bool
+smaps_dev(const char *line, dev_t *dev)
+{
+	unsigned long maj, min;
+	const char *p = line;
+	char *e;
+	int i;
+
+	if (*line == '\0' || strchr("0123456789abcdef", *line) == NULL)
+		return false;
+	for (i = 0; i < 3; i++)
+		if ((p = strchr(p, ' ')) == NULL)
+			return false;
+		else
+			p++;
+	maj = strtoul(p, &e, 16);
+	if (e == p || *e != ':')
+		return false;
+	p = e + 1;
+	min = strtoul(p, &e, 16);
+	if (e == p || *e != ' ')
+		return false;
+	*dev = makedev(maj, min);
+	return true;
+}
+
+/*
+ * The tmpfs pages pid maps, counted in its Pss_Shmem and again in
+ * tmpfs_used(): Pss less Anonymous (a private mapping's copied pages) of
+ * each mapping of a file on the tmpfs, from /proc/PID/smaps.
+ */
+static uint64_t
+tmpfs_mapped(pid_t pid)
+{
+	static struct rbuf b;
+	char path[64], *line, *end;
+	uint64_t pss = 0, anon = 0, total = 0;
+	bool on = false, trunc = false, head;
+	dev_t dev = 0;
+
+	if (!fmt(path, sizeof(path), "/proc/%d/smaps", pid) ||
+	    read_grow(path, &b, MAX_SMAPS_FILE, &trunc) <= 0)
+		return 0;
+	for (line = b.p;; line = end) {
+		end = line + strcspn(line, "\n");
+		end += *end != '\0';
+		head = smaps_dev(line, &dev);
+		/* A mapping ends at the next or at the end (unless cut off). */
+		if ((head || (*line == '\0' && !trunc)) && on && pss > anon)
+			total += pss - anon;
+		if (*line == '\0')
+			return total;
+		if (head) {
+			on = dev == tmpfs_dev;
+			pss = anon = 0;
+		} else if (on && strncmp(line, "Pss:", 4) == 0) {
+			pss = strtoull(line + 4, NULL, 10) * 1024;
+		} else if (on && strncmp(line, "Anonymous:", 10) == 0) {
+			anon = strtoull(line + 10, NULL, 10) * 1024;
+		}
+	}
+}
+
 /*
  * Pss_Anon + Pss_Shmem over the tree: copy-on-write pages shared after a
- * fork count once in total, not once per process.  Costlier than the
- * status files (it walks page tables), so the monitor asks only when the
- * cheap figure, an upper bound, is over the cap.  A process whose rollup
- * cannot be read counts with its (larger) RSS figure.
+ * fork count once in total, not once per process; plus the tmpfs, less
+ * what of it the tree maps (counted once, not as shmem and as a file).
+ * Costlier than the status files (it walks page tables), so the monitor
+ * asks only when the cheap figure, an upper bound, is over the cap.  A
+ * process whose rollup cannot be read counts with its (larger) RSS figure.
  */
 uint64_t
 tree_pss(void)
@@ -316,7 +469,7 @@ tree_pss(void)
 	static const char *const keys[] = { "\nPss_Anon:", "\nPss_Shmem:" };
 	static struct pidlist l;
 	char path[64], buf[2048], *p;
-	uint64_t total = 0;
+	uint64_t total = 0, v, tmp = tmpfs_used(), mapped;
 	size_t i, k;
 
 	(void)walk(&l, NULL);
@@ -327,12 +480,19 @@ tree_pss(void)
 			total += read_mem(l.v[i]);
 			continue;
 		}
-		for (k = 0; k < 2; k++)
-			if ((p = strstr(buf, keys[k])) != NULL)
-				total += strtoull(p + strlen(keys[k]), NULL, 10) *
-				    1024;
+		for (k = 0; k < 2; k++) {
+			if ((p = strstr(buf, keys[k])) == NULL)
+				continue;
+			v = strtoull(p + strlen(keys[k]), NULL, 10) * 1024;
+			/* Only shmem can be the tmpfs's own pages. */
+			if (k == 1 && v > 0 && tmp > 0) {
+				mapped = tmpfs_mapped(l.v[i]);
+				v -= mapped < v ? mapped : v;
+			}
+			total += v;
+		}
 	}
-	return total;
+	return total + tmp;
 }
 
 int
@@ -340,6 +500,10 @@ tree_sample(struct tree_sample *s, bool has_init)
 {
 	static struct pidlist l;
 	int r = walk(&l, s);
+
+	if (has_init && tmpfs_fd < 0)
+		tmpfs_find(&l);
+	s->mem_bytes += tmpfs_used();
 
 	/* linux-ns: our own init is not one of the payload's processes. */
 	if (has_init && s->nproc > 0)
@@ -405,6 +569,11 @@ tree_kill(void)
 	size_t i;
 
 	cgroup_kill(); /* atomic where the run has a cgroup; the walk reaps */
+	/* Nothing is measured after the kill: let the run's tmpfs go with it. */
+	if (tmpfs_fd >= 0) {
+		close(tmpfs_fd);
+		tmpfs_fd = -1;
+	}
 	for (;;) {
 		/* A partial walk still kills what it found; the loop repeats. */
 		(void)walk(&l, NULL);

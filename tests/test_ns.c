@@ -484,6 +484,62 @@ START_TEST(cpu_and_wall_caps_hold)
 }
 END_TEST
 
+/*
+ * The invoker SIGSTOPs their own (setuid) helper while the payload spins
+ * in a child, then exits 0.  RLIMIT_CPU at the cap rounded up (1 s) kills
+ * the spinner there; the run is a CPU cap hit, not an exit, however long
+ * nobody watched.
+ */
+START_TEST(cpu_cap_holds_while_the_helper_is_stopped)
+{
+	struct cmd c;
+	char *cpu;
+	pid_t ctl = stop_helper_while(X.base);
+	int status, rc;
+
+	rc = nsrun(&c, "--cpu", "0.5", "--wall", "120", "--", "-c",
+	    "touch ready; while [ ! -e go ]; do sleep 0.05; done; "
+	    "(while :; do :; done); exit 0", NULL);
+	ck_assert_int_eq(waitpid(ctl, &status, 0), ctl);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the helper was not stopped as planned (status %d)", status);
+	assert_linux_ns(&c);
+	ck_assert_msg(rc == 124 && json_is(c.out, "cap", "cpu"),
+	    "not a CPU cap hit (%d): %s", rc, c.out);
+	cpu = json_get(c.out, "cpu_seconds");
+	ck_assert_msg(cpu != NULL && atof(cpu) >= 0.5 && atof(cpu) < 1.5,
+	    "cpu_seconds %s: RLIMIT_CPU is no backstop at the cap", cpu);
+	free(cpu);
+	cmd_free(&c);
+}
+END_TEST
+
+/*
+ * /tmp and /dev/shm are one tmpfs of the memory cap's size, and what it
+ * holds counts as the run's memory: 50M in each cannot fit under 64M.
+ */
+START_TEST(tmpfs_counts_against_the_memory_cap)
+{
+	struct cmd c;
+	char *rss, *enf;
+
+	ck_assert_int_eq(nsrun(&c, "--memory", "64M", "--wall", "10", "--",
+	    "-c", "head -c 50M /dev/zero > /tmp/a; "
+	    "head -c 50M /dev/zero > /dev/shm/b; sleep 60", NULL), 124);
+	assert_linux_ns(&c);
+	ck_assert_msg(json_is(c.out, "cap", "memory"), "%s", c.out);
+	rss = json_get(c.out, "max_rss_bytes");
+	enf = json_get(c.out, "enforcement");
+	/* The monitor saw the files; a cgroup counts them itself. */
+	if (enf == NULL || strstr(enf, "\"memory\":\"cgroup\"") == NULL)
+		ck_assert_msg(rss != NULL && strtoull(rss, NULL, 10) >
+		    (64ULL << 20), "max_rss_bytes %s not over the cap", rss);
+	free(enf);
+	free(rss);
+	cmd_free(&c);
+}
+END_TEST
+
 /* Debian's kernel.unprivileged_userns_clone=0: no user namespace for nobody. */
 static bool
 unprivileged_userns_off(void)
@@ -605,6 +661,8 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, no_capabilities_no_setuid);
 	tcase_add_test(tc, fork_bomb_hits_the_process_cap);
 	tcase_add_test(tc, cpu_and_wall_caps_hold);
+	tcase_add_test(tc, cpu_cap_holds_while_the_helper_is_stopped);
+	tcase_add_test(tc, tmpfs_counts_against_the_memory_cap);
 	tcase_add_test(tc, probe_reports_linux_ns);
 	tcase_add_test(tc, exit_status_and_127_pass_through);
 }

@@ -172,6 +172,75 @@ START_TEST(cpu_cap_sums_the_tree)
 }
 END_TEST
 
+/*
+ * The invoker SIGSTOPs the helper while the payload burns CPU: the
+ * payload waits for "go" (stop_helper_while), then runs `payload ARGS`
+ * under --cpu CAP.  Checks the run ended as a CPU cap hit, and returns
+ * its cpu_seconds.
+ */
+static double
+cpu_while_stopped(const char *cap, const char *args)
+{
+	char script[1024], *cpu;
+	struct cmd c;
+	double v;
+	pid_t ctl;
+	int status, rc;
+
+	snprintf(script, sizeof(script), "touch ready; while [ ! -e go ]; do "
+	    "sleep 0.05; done; exec '%s' %s", payload_bin(), args);
+	ctl = stop_helper_while(S.base);
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", "--json",
+		    S.trace_opt, S.base_opt, "--backend=floor", "--cpu",
+		    (char *)cap, "--wall", "120", "--", "/bin/sh", "-c", script,
+		    NULL };
+
+		rc = run_cmd(&c, argv, NULL);
+	}
+	ck_assert_int_eq(waitpid(ctl, &status, 0), ctl);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the helper was not stopped as planned (status %d)", status);
+	ck_assert_msg(rc == 124 && json_is(c.out, "outcome", "cap_hit") &&
+	    json_is(c.out, "cap", "cpu"), "%s: not a CPU cap hit (%d): %s",
+	    args, rc, c.out);
+	ck_assert_msg(strstr(c.err, "CPU cap") != NULL, "stderr: %s", c.err);
+	cpu = json_get(c.out, "cpu_seconds");
+	ck_assert_ptr_nonnull(cpu);
+	v = atof(cpu);
+	assert_clean(&c);
+	free(cpu);
+	cmd_free(&c);
+	return v;
+}
+
+START_TEST(cpu_cap_holds_while_the_helper_is_stopped)
+{
+	double cpu;
+
+	/*
+	 * Two children at 0.8 s each: neither meets RLIMIT_CPU, the tree
+	 * passes the 1 s cap unseen and the payload exits 0; the final
+	 * accounting still makes it a cap hit, and says by how much.
+	 */
+	cpu = cpu_while_stopped("1", "spinfork 2 0.8");
+	ck_assert_msg(cpu >= 1.6 && cpu < 3.0, "cpu_seconds %.3f", cpu);
+	/*
+	 * A child spinning for ever under a 0.5 s cap: RLIMIT_CPU (1 s, the
+	 * cap rounded up) kills it there; its parent still exits 0.
+	 */
+	cpu = cpu_while_stopped("0.5", "spinfork 1 0");
+	ck_assert_msg(cpu >= 0.5 && cpu < 1.5, "cpu_seconds %.3f: RLIMIT_CPU "
+	    "is no backstop at the cap", cpu);
+	/*
+	 * The payload itself, killed by SIGXCPU at 1 s of the kernel's tick
+	 * count, which may be a little ahead of the exact figure: the cap.
+	 */
+	cpu = cpu_while_stopped("1", "spin 0");
+	ck_assert_msg(cpu >= 0.5 && cpu < 1.5, "cpu_seconds %.3f", cpu);
+}
+END_TEST
+
 START_TEST(memory_cap_sums_the_tree)
 {
 	struct cmd c;
@@ -1312,6 +1381,7 @@ run_suite(void)
 	tcase_add_test(tc, exit_status_passes_through);
 	tcase_add_test(tc, signal_gives_128_plus_n);
 	tcase_add_test(tc, cpu_cap_sums_the_tree);
+	tcase_add_test(tc, cpu_cap_holds_while_the_helper_is_stopped);
 	tcase_add_test(tc, memory_cap_sums_the_tree);
 	tcase_add_test(tc, memory_cap_counts_shared_memory);
 	tcase_add_test(tc, memory_cap_counts_forked_pages_once);

@@ -53,6 +53,15 @@ const char *setuid_helper(const struct scratch *s);
 int private_system_policy(const char *tmp, const char *text);
 /* Installs a seccomp filter that fails every user namespace creation. */
 void block_user_namespaces(void);
+/*
+ * The invoker stops their own helper: forks a process that waits for the
+ * payload to create "ready" in its workdir (the one run directory in
+ * base), SIGSTOPs the helper (the child of the broker, the calling test's
+ * other child), creates "go" there, waits until the helper's own child
+ * has ended (a zombie, as nobody reaps it meanwhile), and sends SIGCONT.
+ * Call it before starting the run; it exits 0 if all of that happened.
+ */
+pid_t stop_helper_while(const char *base);
 /* Starts argv in the background with stdout to /dev/null; returns its pid. */
 pid_t spawn_cmd(char *const argv[]);
 void cmd_free(struct cmd *c);
