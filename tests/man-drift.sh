@@ -11,8 +11,8 @@
 #              ".It Cm KEY" entries of cordon-policy.5's [ceilings],
 #              [policy] and [profile] subsections, both ways;
 #   self-test  the same comparisons on copies of the pages with one option
-#              and one key taken out must report them missing, so a
-#              comparison that silently finds nothing fails too.
+#              and one key taken out must report them missing and fail,
+#              so a comparison that silently finds nothing fails too.
 #
 # Each difference is one line naming it.  Prints a Check-style summary
 # line, as .ci/run counts.  The pages are the generated ones in the build
@@ -164,30 +164,37 @@ page_cmds "$man1" >"$tmp/page.cmds"
 compare "$(basename "$man1")" "$tmp/code.cmds" "$tmp/page.cmds" \
     "is not in the SYNOPSIS (cordon has it)" \
     "is in the SYNOPSIS but cordon does not have it"
-result "$(basename "$man1") shows every command, and no other" $?
+rc=$?	# before any $(...) below resets it
+result "$(basename "$man1") shows every command, and no other" $rc
 
 echo "$(basename "$man1") vs the options of cordon:"
 check_opts "$man1"
-result "$(basename "$man1") documents every option, and no other" $?
+rc=$?
+result "$(basename "$man1") documents every option, and no other" $rc
 
 echo "$(basename "$man5") vs the keys of policy/policy.c:"
 check_keys "$man5"
-result "$(basename "$man5") documents every policy and profile key, and no other" $?
+rc=$?
+result "$(basename "$man5") documents every policy and profile key, and no other" $rc
 
 # The comparisons must see a removal: take --disk and max_cpu out.
 echo "self-test: the pages without --disk and without max_cpu:"
 grep -v 'Fl -disk' "$man1" >"$tmp/cordon.1"
 out=$(check_opts "$tmp/cordon.1")
+st=$?
 echo "$out"
-case $out in
+case $st:$out in
+0:*) echo "  the page without --disk passed"; rc=1 ;;
 *"--disk is not documented"*) rc=0 ;;
 *) echo "  --disk taken out of the page was not reported"; rc=1 ;;
 esac
 result "self-test: an option missing from the page is reported" $rc
 grep -v '^\.It Cm max_cpu' "$man5" >"$tmp/cordon-policy.5"
 out=$(check_keys "$tmp/cordon-policy.5")
+st=$?
 echo "$out"
-case $out in
+case $st:$out in
+0:*) echo "  the page without max_cpu passed"; rc=1 ;;
 *"[ceilings] max_cpu is not documented"*) rc=0 ;;
 *) echo "  max_cpu taken out of the page was not reported"; rc=1 ;;
 esac
