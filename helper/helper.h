@@ -221,7 +221,7 @@ struct tree_sample {
 	uint64_t cpu_ns;    /* live processes plus everything reaped */
 	uint64_t mem_bytes; /* resident anon + shmem summed, + the run's tmpfs
 	                       (upper bound: what it maps counts twice) */
-	uint32_t nproc;
+	uint32_t nproc;     /* tasks: processes and their threads */
 };
 int tree_init(void);
 /*
@@ -229,6 +229,8 @@ int tree_init(void);
  * and the run has a private tmpfs, found and kept open on the way.
  */
 int tree_sample(struct tree_sample *s, bool has_init);
+/* How many tasks of the last sample are still there (ones that coexisted). */
+uint32_t tree_recheck(bool has_init);
 /* Proportional (PSS) anonymous + shmem memory of the tree, + the tmpfs. */
 uint64_t tree_pss(void);
 /* SIGKILLs every descendant and reaps until none is left. */
