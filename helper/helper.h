@@ -116,10 +116,17 @@ struct spawn {
 	int pidfd;          /* -1 where pidfd_open is missing */
 	int status_fd;      /* linux-ns: the init reports the payload's status */
 	int exec_errno;     /* 0 if execve succeeded */
-	bool nproc_rlimit;  /* RLIMIT_NPROC set per namespace */
+	bool nproc_init;    /* linux-ns: the init watches the process cap */
 	int out[2];         /* read ends of the payload's stdout/stderr, or -1 */
 	int wd_fd;          /* the workdir, measured for the disk cap */
 };
+
+/*
+ * What the linux-ns init reports in place of the payload's wait status
+ * (never -1: that would be a stop, which it does not wait for) when it
+ * found the namespace full: the process cap was hit (ns.c).
+ */
+#define SPAWN_NPROC_FULL (-1)
 
 /* What a child was doing when it failed before execve. */
 enum spawn_stage {
