@@ -51,7 +51,7 @@ static const char usage_text[] =
 "  --wall SECONDS       wall-clock time (default 120); e.g. 1.5, 90s, 500ms, 2m\n"
 "  --memory SIZE        resident memory of the whole tree (default 2G); e.g. 512M\n"
 "  --nofile N           open files per process (default 512)\n"
-"  --nproc N            processes in the tree (default: no cap)\n"
+"  --nproc N            processes and threads in the tree (default: no cap)\n"
 "  --network            allow network access (default: denied)\n"
 "  --backend NAME       auto, linux-ns, landlock or floor (default auto)\n"
 "  --profile NAME       apply profile NAME (system, then yours); flags override it\n"

@@ -89,7 +89,8 @@
  *      a user namespace of the invoker's own where root may make one,
  *      lowers its effective set to SETPCAP (so the payload's fork is
  *      charged to the invoker's RLIMIT_NPROC), forks the payload and
- *      clears its own capabilities before it waits.
+ *      clears its own capabilities before it waits (so its test forks
+ *      of the process cap, ns.c wait_payload, are charged the same way).
  *   6. the payload: bounding, ambient, inheritable, permitted, effective
  *      sets emptied, securebits locked, priv_verify() (ids all the
  *      invoker's, setuid(0) fails), PR_SET_NO_NEW_PRIVS, seccomp, execve.

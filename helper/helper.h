@@ -116,10 +116,17 @@ struct spawn {
 	int pidfd;          /* -1 where pidfd_open is missing */
 	int status_fd;      /* linux-ns: the init reports the payload's status */
 	int exec_errno;     /* 0 if execve succeeded */
-	bool nproc_rlimit;  /* RLIMIT_NPROC set per namespace */
+	bool nproc_init;    /* linux-ns: the init watches the process cap */
 	int out[2];         /* read ends of the payload's stdout/stderr, or -1 */
 	int wd_fd;          /* the workdir, measured for the disk cap */
 };
+
+/*
+ * What the linux-ns init reports in place of the payload's wait status
+ * (never -1: that would be a stop, which it does not wait for) when it
+ * found the namespace full: the process cap was hit (ns.c).
+ */
+#define SPAWN_NPROC_FULL (-1)
 
 /* What a child was doing when it failed before execve. */
 enum spawn_stage {
@@ -221,7 +228,7 @@ struct tree_sample {
 	uint64_t cpu_ns;    /* live processes plus everything reaped */
 	uint64_t mem_bytes; /* resident anon + shmem summed, + the run's tmpfs
 	                       (upper bound: what it maps counts twice) */
-	uint32_t nproc;
+	uint32_t nproc;     /* tasks: processes and their threads */
 };
 int tree_init(void);
 /*
@@ -229,6 +236,8 @@ int tree_init(void);
  * and the run has a private tmpfs, found and kept open on the way.
  */
 int tree_sample(struct tree_sample *s, bool has_init);
+/* How many tasks of the last sample are still there (ones that coexisted). */
+uint32_t tree_recheck(bool has_init);
 /* Proportional (PSS) anonymous + shmem memory of the tree, + the tmpfs. */
 uint64_t tree_pss(void);
 /* SIGKILLs every descendant and reaps until none is left. */

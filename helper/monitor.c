@@ -101,7 +101,7 @@ check_caps(const struct request *req, const struct tree_sample *s,
 		set_cap(res, CORDON_CAP_MEMORY, s->mem_bytes,
 		    req->limits.memory_bytes);
 	else if (req->limits.nproc != 0 && s->nproc > req->limits.nproc)
-		/* Past the cap: killed, never left stalled at the limit. */
+		/* Past it: a tree of N tasks is within --nproc N. */
 		set_cap(res, CORDON_CAP_NPROC, s->nproc, req->limits.nproc);
 	else
 		return false;
@@ -110,7 +110,10 @@ check_caps(const struct request *req, const struct tree_sample *s,
 
 /*
  * One sample of the tree; a memory figure over the cap by the cheap count
- * (an upper bound) is replaced by the exact one before anything decides.
+ * (an upper bound) is replaced by the exact one before anything decides,
+ * and so is a task count over the process cap: by the tasks that
+ * coexisted (a walk can add up ones that never did; tree.c).  Where the
+ * linux-ns init watches the process cap (ns.c), it decides, exactly.
  */
 static int
 measure(const struct request *req, const struct spawn *sp,
@@ -120,6 +123,11 @@ measure(const struct request *req, const struct spawn *sp,
 
 	if (s->mem_bytes > req->limits.memory_bytes)
 		s->mem_bytes = tree_pss();
+	/* The init's to decide: a walk could count its test fork. */
+	if (sp->nproc_init)
+		s->nproc = 0;
+	else if (req->limits.nproc != 0 && s->nproc > req->limits.nproc)
+		s->nproc = tree_recheck(sp->status_fd >= 0);
 	return r;
 }
 
@@ -203,6 +211,12 @@ static void
 payload_outcome(const struct request *req, const struct spawn *sp,
     int status, struct monitor_result *res)
 {
+	/* The init found the namespace full: one task past the cap. */
+	if (sp->nproc_init && status == SPAWN_NPROC_FULL) {
+		set_cap(res, CORDON_CAP_NPROC, req->limits.nproc + 1,
+		    req->limits.nproc);
+		return;
+	}
 	if (WIFEXITED(status)) {
 		res->outcome = CORDON_OUTCOME_EXITED;
 		res->exit_code = WEXITSTATUS(status);

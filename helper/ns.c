@@ -7,8 +7,9 @@
  *           gid maps, then lets it go on (sync pipe).
  *   init    pid 1 inside.  Takes the payload's ids, builds the private
  *           root, sets the hostname, brings loopback up, forks the
- *           payload, drops every capability of its own and waits.  When
- *           the payload exits it reports the status on the status pipe
+ *           payload, drops every capability of its own and waits,
+ *           watching the process cap (wait_payload).  When the payload
+ *           exits, or the cap is hit, it reports on the status pipe
  *           and exits, which makes the kernel kill everything left in the
  *           pid namespace: nothing of the run can outlive its init, and
  *           the init dies with the helper (PR_SET_PDEATHSIG).  It is not
@@ -577,6 +578,41 @@ nproc_is_per_ns(void)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/*
+ * Whether the namespace is full: a fork refused at RLIMIT_NPROC =
+ * ceiling and allowed at ceiling + 1, so it was that limit that refused
+ * it, not the host (threads-max, pid_max, a systemd TasksMax), whose
+ * EAGAIN looks the same.  Each test child exits at once and is reaped
+ * before the next test.  The init's own soft limit is ours to move (the
+ * payload set its own, hard); it forks nothing else.
+ */
+static bool
+ns_full(rlim_t ceiling)
+{
+	struct rlimit rl;
+	rlim_t i;
+	pid_t p;
+
+	if (getrlimit(RLIMIT_NPROC, &rl) < 0)
+		return false;
+	for (i = 0; i < 2; i++) {
+		rl.rlim_cur = ceiling + i;
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			return false; /* no room above: cannot tell, so not full */
+		if ((p = fork()) == 0)
+			_exit(0);
+		/* Refused for another reason, or above the ceiling as well. */
+		if (p < 0 && (i == 1 || errno != EAGAIN))
+			return false;
+		if (p > 0) {
+			(void)waitpid(p, NULL, 0);
+			if (i == 0)
+				return false; /* room at the ceiling */
+		}
+	}
+	return true;
+}
+
 /* Every capability gone, in every set; verified, never assumed. */
 int
 drop_all_caps(void)
@@ -627,12 +663,10 @@ payload(const struct request *req, const struct ns_ids *ids, int errfd,
 		spawn_fail(3, SPAWN_RLIMIT);
 	/*
 	 * In a fresh user namespace RLIMIT_NPROC counts this namespace's
-	 * processes.  The monitor kills the tree once the payload is past
-	 * nproc; the limit makes sure a fork bomb cannot race further than
-	 * one past it in between.
+	 * tasks.  The kernel holds the tree at one past nproc (the init is
+	 * the other one over), the one that shows it went past (init()).
 	 */
 	if (req->limits.nproc != 0 && nproc_ns) {
-		/* The init, the payload's nproc, and one over for the monitor. */
 		rl.rlim_cur = rl.rlim_max = (rlim_t)req->limits.nproc + 2;
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 			spawn_fail(3, SPAWN_RLIMIT);
@@ -662,6 +696,64 @@ take_ids(const struct ns_ids *ids)
 	return 0;
 }
 
+/* How often an init that watches the cap reaps orphans. */
+#define ORPHAN_TICK_NS (100 * 1000000ULL)
+
+/*
+ * Waits for the payload: its wait status, or SPAWN_NPROC_FULL.
+ *
+ * With a ceiling (RLIMIT_NPROC counts this namespace's tasks, and no
+ * cgroup counts them for us) the init is what sees the tree go past the
+ * cap.  The kernel keeps no count of refused forks, and a fork bomb's
+ * processes live for microseconds, so a sample rarely finds the tree at
+ * its ceiling.  But a task counts until it is reaped, and a bomb's are
+ * orphans, which only we reap: so orphans are reaped every
+ * ORPHAN_TICK_NS, after testing whether the namespace is full.  A tree
+ * that reached its ceiling since the last tick is still at it, unless
+ * its own processes reaped what they forked; the payload's end is
+ * tested at once, before anything is reaped, so a payload that stops at
+ * its first refused fork is caught too.  The cost: an orphan's zombie
+ * counts (as the kernel counts it) until the next tick.
+ */
+static int
+wait_payload(pid_t pid, rlim_t ceiling)
+{
+	uint64_t next = now_ns() + ORPHAN_TICK_NS, t;
+	struct timespec ts;
+	siginfo_t si;
+	sigset_t chld;
+	int status = 0;
+	pid_t p;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		if (ceiling != 0) {
+			t = now_ns();
+			t = next > t ? next - t : 0;
+			ts.tv_sec = (time_t)(t / CORDON_NS_PER_SEC);
+			ts.tv_nsec = (long)(t % CORDON_NS_PER_SEC);
+			(void)sigtimedwait(&chld, NULL, &ts); /* it is blocked */
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
+			    WNOWAIT) == 0 && si.si_pid == 0 && now_ns() < next)
+				continue; /* an orphan: it waits for the tick */
+			if (ns_full(ceiling))
+				return SPAWN_NPROC_FULL;
+			next = now_ns() + ORPHAN_TICK_NS;
+		}
+		while ((p = waitpid(-1, &status, __WALL | (ceiling != 0 ?
+		    WNOHANG : 0))) != 0) {
+			if (p < 0 && errno == EINTR)
+				continue;
+			if (p < 0)
+				_exit(126);
+			if (p == pid)
+				return status;
+		}
+	}
+}
+
 /*
  * pid 1: set up, fork the payload, wait, report, exit.  Signals stay
  * blocked as the helper left them; it needs none.
@@ -671,11 +763,11 @@ init(const struct request *req, const struct workdir *wd,
     const struct ns_ids *ids, int errfd, int statusfd)
 {
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
-	bool nproc_ns = false, userns = false;
+	bool nproc_ns = false, userns = false, watch;
 	struct sources src;
 	cap_t none;
-	pid_t pid, p;
-	int status = 0;
+	pid_t pid;
+	int status;
 
 	gather(wd, req, &src, errfd);
 	/* A change of euid clears the parent-death signal: set it again. */
@@ -719,8 +811,14 @@ init(const struct request *req, const struct workdir *wd,
 	 */
 	if (ids->setuid && priv_init_caps(false) < 0)
 		spawn_fail(errfd, SPAWN_CAPS);
-	/* The setup report the helper reads once the payload has started. */
-	if (write(statusfd, &(int){ nproc_ns }, sizeof(int)) != sizeof(int))
+	/*
+	 * We watch the cap where the kernel counts per namespace, unless
+	 * the run's cgroup does it (our test forks would be refused there,
+	 * counted as the payload's).  The setup report the helper reads once
+	 * the payload has started says which.
+	 */
+	watch = nproc_ns && cgroup_events_fd() < 0;
+	if (write(statusfd, &(int){ watch }, sizeof(int)) != sizeof(int))
 		spawn_fail(errfd, SPAWN_IDS);
 
 	pid = fork();
@@ -734,15 +832,7 @@ init(const struct request *req, const struct workdir *wd,
 		(void)cap_set_proc(none);
 		cap_free(none);
 	}
-	for (;;) {
-		p = waitpid(-1, &status, __WALL);
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p < 0)
-			_exit(126);
-		if (p == pid)
-			break;
-	}
+	status = wait_payload(pid, watch ? (rlim_t)req->limits.nproc + 2 : 0);
 	(void)!write(statusfd, &status, sizeof(status));
 	_exit(0);
 }
@@ -973,7 +1063,7 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 		r = ERR("the init sent no setup report");
 		goto fail;
 	}
-	sp->nproc_rlimit = r != 0;
+	sp->nproc_init = r != 0;
 	sp->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	sp->status_fd = a.stp[0];
 	a.stp[0] = -1;

@@ -18,6 +18,8 @@
  * otherwise hide memory in MAP_SHARED anonymous mappings or /dev/shm.
  * On linux-ns the run's private tmpfs (/tmp and /dev/shm, ns.c) counts
  * too, by what it holds: a file nobody maps is in no process's RSS.
+ * The process count is of tasks, threads included, each as listed; one
+ * over the cap is checked again (tree_recheck) before it counts.
  *
  * Killing: a pid read from /proc may, in principle, be reaped and reused
  * by an unrelated process before we signal it.  So each kill goes through
@@ -174,8 +176,10 @@ read_children_file(const char *path, struct pidlist *out)
 	return 0;
 }
 
+/* Appends pid's children to out and, with tasks, each of its threads. */
 static int
-read_children(pid_t pid, long nthreads, struct pidlist *out)
+read_children(pid_t pid, long nthreads, struct pidlist *out,
+    struct pidlist *tasks)
 {
 	char path[96];
 	struct dirent *e;
@@ -184,7 +188,7 @@ read_children(pid_t pid, long nthreads, struct pidlist *out)
 
 	if (nthreads <= 1) {
 		if (!fmt(path, sizeof(path), "/proc/%d/task/%d/children", pid,
-		    pid))
+		    pid) || (tasks != NULL && push(tasks, pid) < 0))
 			return -1;
 		return read_children_file(path, out);
 	}
@@ -195,8 +199,11 @@ read_children(pid_t pid, long nthreads, struct pidlist *out)
 	while (r == 0 && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		if (fmt(path, sizeof(path), "/proc/%d/task/%s/children", pid,
-		    e->d_name))
+		if (tasks != NULL && push(tasks, (pid_t)strtol(e->d_name, NULL,
+		    10)) < 0)
+			r = -1;
+		else if (fmt(path, sizeof(path), "/proc/%d/task/%s/children",
+		    pid, e->d_name))
 			r = read_children_file(path, out);
 	}
 	closedir(d);
@@ -280,37 +287,44 @@ tree_reaped_cpu_ns(void)
 }
 
 /*
- * Every descendant, breadth first; with s != NULL also measured.  On an
- * error (out of memory, more than MAX_TREE processes) the walk goes on
- * with what it has, so a kill still reaches everything it could list,
- * and returns -1.
+ * The tasks (threads) the last sample counted: the process cap counts
+ * tasks, as RLIMIT_NPROC and the pids controller do.
+ */
+static struct pidlist tasks;
+
+/*
+ * Every descendant, breadth first; with s != NULL also measured, and its
+ * tasks listed.  On an error (out of memory, more than MAX_TREE processes)
+ * the walk goes on with what it has, so a kill still reaches everything
+ * it could list, and returns -1.
  */
 static int
 walk(struct pidlist *l, struct tree_sample *s)
 {
 	struct procstat ps;
 	uint64_t ticks = 0, mem = 0;
-	uint32_t nproc = 0;
 	size_t i;
 	int r = 0;
 
 	l->n = 0;
-	if (read_children(self, 1, l) < 0)
+	if (s != NULL)
+		tasks.n = 0;
+	if (read_children(self, 1, l, NULL) < 0)
 		r = -1;
 	for (i = 0; i < l->n; i++) {
 		if (read_stat(l->v[i], &ps) < 0)
 			continue; /* exited and reaped since it was listed */
-		nproc++;
 		ticks += ps.ticks;
 		if (s != NULL)
 			mem += read_mem(l->v[i]);
-		if (read_children(l->v[i], ps.nthreads, l) < 0)
+		if (read_children(l->v[i], ps.nthreads, l, s != NULL ? &tasks :
+		    NULL) < 0)
 			r = -1;
 	}
 	if (s != NULL) {
 		s->cpu_ns = ticks * ns_per_tick + tree_reaped_cpu_ns();
 		s->mem_bytes = mem;
-		s->nproc = nproc;
+		s->nproc = (uint32_t)tasks.n;
 	}
 	return r;
 }
@@ -509,6 +523,30 @@ tree_sample(struct tree_sample *s, bool has_init)
 	if (has_init && s->nproc > 0)
 		s->nproc--;
 	return r;
+}
+
+/*
+ * A walk reads the tree over a few milliseconds, so it can count a task
+ * that exited and one forked after it, which never coexisted: a tree that
+ * churns under its cap could look over it.  The tasks of the last sample
+ * that are still there now were all there at one moment (each was there
+ * when listed, the listing ended before this pass began), so their
+ * number is one the tree really reached.  A tid is not reused within
+ * that time: pids are handed out in increasing order, and a reuse would
+ * take a wrap of the whole pid space.
+ */
+uint32_t
+tree_recheck(bool has_init)
+{
+	char path[32];
+	uint32_t n = 0;
+	size_t i;
+
+	for (i = 0; i < tasks.n; i++)
+		if (fmt(path, sizeof(path), "/proc/%d", tasks.v[i]) &&
+		    access(path, F_OK) == 0)
+			n++;
+	return has_init && n > 0 ? n - 1 : n;
 }
 
 void

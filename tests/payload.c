@@ -8,6 +8,8 @@
  *           connect IP PORT | uconnect NAME | selfserve | forkbomb | killall
  *           scopekill VICTIM | daemonpid | udpsend IP PORT
  *           files N (N empty files in cwd, 1,000 per directory)
+ *           threads N S (N more threads, all kept S seconds; prints how
+ *           many it got)
  */
 #include "config.h"
 
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
@@ -101,6 +104,14 @@ forkn(int n, void (*fn)(const char *), const char *arg)
 	}
 	while (wait(NULL) > 0)
 		;
+}
+
+static void *
+idle_thread(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
 }
 
 static void do_spin(const char *a) { spin(atof(a)); }
@@ -263,6 +274,18 @@ main(int argc, char **argv)
 			return 1;
 		}
 		printf("served\n");
+		return 0;
+	}
+	if (strcmp(mode, "threads") == 0 && argc == 4) {
+		pthread_t t;
+		int i, got = 0;
+
+		for (i = 0; i < atoi(argv[2]); i++)
+			if (pthread_create(&t, NULL, idle_thread, NULL) == 0)
+				got++;
+		printf("threads: %d of %d\n", got, atoi(argv[2]));
+		fflush(stdout);
+		usleep((useconds_t)(atof(argv[3]) * 1e6));
 		return 0;
 	}
 	if (strcmp(mode, "forkbomb") == 0) {

@@ -544,6 +544,58 @@ START_TEST(caps_and_exit_status_hold)
 }
 END_TEST
 
+/* Ends as the process cap, well before the wall cap; MEASURE line. */
+static void
+assert_nproc_hit(const struct cmd *c, const char *what)
+{
+	char *wall = json_get(c->out, "wall_seconds");
+	char *cpu = json_get(c->out, "cpu_seconds");
+
+	printf("MEASURE: %s, landlock, %s: cap %s after %s s, %s CPU s\n",
+	    what, X.uid < 0 ? "root" : "nobody", json_is(c->out, "cap",
+	    "processes") ? "processes" : "NOT processes", wall, cpu);
+	assert_landlock(c);
+	ck_assert_msg(json_is(c->out, "cap", "processes"), "%s: %s", what,
+	    c->out);
+	ck_assert_msg(wall != NULL && atof(wall) < 10.0, "%s took %s s", what,
+	    wall);
+	free(wall);
+	free(cpu);
+}
+
+/*
+ * No kernel limit here (RLIMIT_NPROC would count every process of the
+ * invoker's, and holds no root): what the monitor sees.  A shell fork
+ * bomb, short-lived children past the cap (a tree of exactly N tasks is
+ * within it), and threads, which count as tasks.
+ */
+START_TEST(process_cap_counts_tasks_the_monitor_sees)
+{
+	struct cmd c;
+
+	ck_assert_int_eq(llrun(&c, "--nproc", "64", "--wall", "20", "--", "-c",
+	    "b(){ b|b& }; b; sleep 30", NULL), 124);
+	assert_nproc_hit(&c, "shell fork bomb, --nproc 64");
+	cmd_free(&c);
+	ck_assert_int_eq(llrun(&c, "--nproc", "16", "--", "-c",
+	    "for i in $(seq 15); do sleep 0.3 & done; wait", NULL), 0);
+	assert_landlock(&c);
+	cmd_free(&c);
+	ck_assert_int_eq(llrun(&c, "--nproc", "16", "--wall", "20", "--", "-c",
+	    "for i in $(seq 200); do true & done; wait", NULL), 124);
+	assert_nproc_hit(&c, "200 x true &, --nproc 16");
+	cmd_free(&c);
+	ck_assert_int_eq(llrun(&c, "--nproc", "8", "--", "threads", "7", "0.3",
+	    NULL), 0);
+	ck_assert_msg(strstr(c.out, "threads: 7 of 7\n") != NULL, "%s", c.out);
+	cmd_free(&c);
+	ck_assert_int_eq(llrun(&c, "--nproc", "8", "--wall", "20", "--",
+	    "threads", "20", "30", NULL), 124);
+	assert_nproc_hit(&c, "20 threads, --nproc 8");
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(probe_shows_the_landlock_levels)
 {
 	char *argv[] = { (char *)X.bin, "probe", "--json", "--backend",
@@ -620,6 +672,7 @@ add_tests(TCase *tc)
 	tcase_add_test(tc, double_forked_daemon_is_gone);
 	tcase_add_test(tc, lower_abi_reports_what_is_missing);
 	tcase_add_test(tc, caps_and_exit_status_hold);
+	tcase_add_test(tc, process_cap_counts_tasks_the_monitor_sees);
 	tcase_add_test(tc, probe_shows_the_landlock_levels);
 	tcase_add_test(tc, auto_picks_landlock_without_user_namespaces);
 }

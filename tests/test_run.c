@@ -330,6 +330,67 @@ START_TEST(process_cap_kills_the_tree)
 }
 END_TEST
 
+/* cordon run --backend=floor --nproc N --wall 20 -- /bin/sh -c script */
+static int
+nproc_sh(struct cmd *c, const char *nproc, const char *script)
+{
+	char *argv[] = { (char *)cordon_bin(), "run", "--json", S.trace_opt,
+	    S.base_opt, "--backend=floor", "--nproc", (char *)nproc, "--wall",
+	    "20", "--", "/bin/sh", "-c", (char *)script, NULL };
+
+	return run_cmd(c, argv, NULL);
+}
+
+/* Ends as the process cap, well before the wall cap; MEASURE line. */
+static void
+assert_nproc_hit(const struct cmd *c, const char *what)
+{
+	char *wall = json_get(c->out, "wall_seconds");
+	char *cpu = json_get(c->out, "cpu_seconds");
+
+	printf("MEASURE: %s, floor, root: cap %s after %s s, %s CPU s\n", what,
+	    json_is(c->out, "cap", "processes") ? "processes" : "NOT processes",
+	    wall, cpu);
+	ck_assert_msg(json_is(c->out, "cap", "processes"), "%s: %s", what,
+	    c->out);
+	ck_assert_msg(wall != NULL && atof(wall) < 10.0, "%s took %s s", what,
+	    wall);
+	assert_clean(c);
+	free(wall);
+	free(cpu);
+}
+
+/*
+ * The floor has no kernel limit (RLIMIT_NPROC would count the invoker's
+ * every process, and holds no root): what the monitor sees.  A shell
+ * fork bomb, short-lived children past the cap (a tree of exactly N
+ * tasks is within it), and threads, which count as tasks.
+ */
+START_TEST(process_cap_counts_tasks_the_monitor_sees)
+{
+	struct cmd c;
+
+	ck_assert_int_eq(nproc_sh(&c, "64", "b(){ b|b& }; b; sleep 30"), 124);
+	assert_nproc_hit(&c, "shell fork bomb, --nproc 64");
+	cmd_free(&c);
+	ck_assert_int_eq(nproc_sh(&c, "16",
+	    "for i in $(seq 15); do sleep 0.3 & done; wait"), 0);
+	cmd_free(&c);
+	ck_assert_int_eq(nproc_sh(&c, "16",
+	    "for i in $(seq 200); do true & done; wait"), 124);
+	assert_nproc_hit(&c, "200 x true &, --nproc 16");
+	cmd_free(&c);
+	ck_assert_int_eq(crun(&c, NULL, "--nproc", "8", "--", "threads", "7",
+	    "0.3", NULL), 0);
+	ck_assert_msg(strstr(c.out, "threads: 7 of 7\n") != NULL, "%s", c.out);
+	cmd_free(&c);
+	ck_assert_int_eq(crun(&c, NULL, "--nproc", "8", "--wall", "20", "--",
+	    "threads", "20", "30", NULL), 124);
+	assert_nproc_hit(&c, "20 threads, --nproc 8");
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(unset_process_cap_is_not_applied)
 {
 	struct cmd c;
@@ -1387,6 +1448,7 @@ run_suite(void)
 	tcase_add_test(tc, memory_cap_counts_forked_pages_once);
 	tcase_add_test(tc, wall_cap_kills_a_sleeper);
 	tcase_add_test(tc, process_cap_kills_the_tree);
+	tcase_add_test(tc, process_cap_counts_tasks_the_monitor_sees);
 	tcase_add_test(tc, unset_process_cap_is_not_applied);
 	tcase_add_test(tc, double_forked_daemon_is_gone);
 	tcase_add_test(tc, workdir_is_cwd_home_and_tmpdir);
