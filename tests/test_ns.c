@@ -473,8 +473,8 @@ assert_nproc_hit(struct cmd *c, const char *what)
 	    "NOT processes", wall, cpu);
 	assert_linux_ns(c);
 	ck_assert_msg(json_is(c->out, "cap", "processes"), "%s: %s", what, c->out);
-	ck_assert_msg(wall != NULL && atof(wall) < 10.0, "%s took %s s", what,
-	    wall);
+	/* How long it took is a measurement (above), not a pass mark: the
+	 * cap named is what tells a caught bomb from a wall-cap ending. */
 	free(wall);
 	free(cpu);
 }

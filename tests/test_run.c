@@ -353,8 +353,8 @@ assert_nproc_hit(const struct cmd *c, const char *what)
 	    wall, cpu);
 	ck_assert_msg(json_is(c->out, "cap", "processes"), "%s: %s", what,
 	    c->out);
-	ck_assert_msg(wall != NULL && atof(wall) < 10.0, "%s took %s s", what,
-	    wall);
+	/* How long it took is a measurement (above), not a pass mark: the
+	 * cap named is what tells a caught bomb from a wall-cap ending. */
 	assert_clean(c);
 	free(wall);
 	free(cpu);
