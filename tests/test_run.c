@@ -346,19 +346,8 @@ nproc_sh(struct cmd *c, const char *nproc, const char *script)
 static void
 assert_nproc_hit(const struct cmd *c, const char *what)
 {
-	char *wall = json_get(c->out, "wall_seconds");
-	char *cpu = json_get(c->out, "cpu_seconds");
-
-	printf("MEASURE: %s, floor, root: cap %s after %s s, %s CPU s\n", what,
-	    json_is(c->out, "cap", "processes") ? "processes" : "NOT processes",
-	    wall, cpu);
-	ck_assert_msg(json_is(c->out, "cap", "processes"), "%s: %s", what,
-	    c->out);
-	/* How long it took is a measurement (above), not a pass mark: the
-	 * cap named is what tells a caught bomb from a wall-cap ending. */
+	assert_cap_measured(c, "processes", what, "floor, root");
 	assert_clean(c);
-	free(wall);
-	free(cpu);
 }
 
 /*
