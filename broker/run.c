@@ -655,14 +655,16 @@ out:
 
 /* The broker's view of a helper that ended without tearing down. */
 static void
-recover(const cordon_config *cfg, const char *helper, struct cordon_result *r,
-    struct pending *p, int status)
+recover(const cordon_config *cfg, const char *base, const char *helper,
+    struct cordon_result *r, struct pending *p, int status)
 {
 	struct stat st;
-	char *why;
+	char *why, *wd;
+	bool ran;
 
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
-	    r->backend == CORDON_BACKEND_AUTO)
+	ran = !(WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
+	    r->backend == CORDON_BACKEND_AUTO);
+	if (!ran)
 		why = xfmt("cannot execute the helper %s (is cordon installed?)",
 		    helper);
 	else if (WIFSIGNALED(status))
@@ -673,16 +675,26 @@ recover(const cordon_config *cfg, const char *helper, struct cordon_result *r,
 	if (why != NULL)
 		set_error(r, why);
 	pending_add(p, "error", why);
-	/* Its lock is free now: reclaim its workdir like `cordon gc` would. */
-	if (r->workdir != NULL) {
-		(void)cordon_gc(cfg, NULL, 0);
-		r->workdir_removed = lstat(r->workdir, &st) < 0 && errno == ENOENT;
-		pending_add(p, "teardown", strdup(r->workdir_removed ?
-		    "workdir reclaimed after the helper died" :
-		    "workdir left behind by the dead helper"));
-	} else {
-		r->workdir_removed = 1;
+	if (!ran) {
+		r->workdir_removed = 1; /* a helper never started made nothing */
+		return;
 	}
+	/*
+	 * Its lock is free now: reclaim its workdir like `cordon gc` would.
+	 * Whether or not CREATED named it: the helper makes the workdir
+	 * before it starts the payload and names it only after, so one
+	 * killed in between left a workdir the broker was never told of.
+	 * The broker chose the run id, so it knows where that would be.
+	 */
+	wd = r->workdir != NULL ? strdup(r->workdir) :
+	    xfmt("%s/%s", base, r->run_id);
+	(void)cordon_gc(cfg, NULL, 0);
+	r->workdir_removed = wd != NULL && lstat(wd, &st) < 0 &&
+	    errno == ENOENT;
+	free(wd);
+	pending_add(p, "teardown", strdup(r->workdir_removed ?
+	    "workdir reclaimed after the helper died" :
+	    "workdir left behind by the dead helper"));
 }
 
 int
@@ -764,7 +776,7 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 		sock = -1;
 		status = cordon_wait_helper(pid);
 		if (r->workdir_removed < 0)
-			recover(cfg, helper, r, &p, status);
+			recover(cfg, base, helper, r, &p, status);
 	}
 	if (r->outcome == 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;

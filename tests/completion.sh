@@ -9,31 +9,16 @@
 # run ids for `trace show' from a real trace.  Prints one PASS/FAIL line
 # per check and a Check-style summary line, as .ci/run counts.
 set -u
-src=${CORDON_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-build=${CORDON_BUILDDIR:-.}
-cli=${CORDON_BIN:-$build/cordon}
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 comp=${CORDON_COMPLETION:-$build/completion/cordon}
-: "$src"
 
 if ! command -v bash >/dev/null; then
 	echo "SKIP: completion: no bash here"
 	exit 77
 fi
 [ -r "$comp" ] || { echo "completion: cannot read $comp" >&2; exit 99; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-completion.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-chmod 700 "$tmp"
-
-checks=0 failures=0
-result() {
-	checks=$((checks + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "PASS: $1"
-	else
-		echo "FAIL: $1"
-		failures=$((failures + 1))
-	fi
-}
+scratch completion
 
 # complete WORD...: COMPREPLY, sorted, one per line, for the command line
 # WORD... with the cursor at the end of the last WORD ("" for a new word).
@@ -154,6 +139,4 @@ complete cordon run --cpu 1 -- ba >"$tmp/got"
 if grep -qx bash "$tmp/got"; then rc=0; else rc=1; fi
 result "run ... -- completes a command name" $rc
 
-pct=$(( (checks - failures) * 100 / checks ))
-echo "$pct%: Checks: $checks, Failures: $failures, Errors: 0"
-[ "$failures" -eq 0 ]
+summary

@@ -18,31 +18,17 @@
 # line, as .ci/run counts.  The pages are the generated ones in the build
 # tree; CORDON_MAN1 and CORDON_MAN5 name others (to try a broken page).
 set -u
-src=${CORDON_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-build=${CORDON_BUILDDIR:-.}
-cli=${CORDON_BIN:-$build/cordon}
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 man1=${CORDON_MAN1:-$build/man/cordon.1}
 man5=${CORDON_MAN5:-$build/man/cordon-policy.5}
 cli_c=$src/broker/cli.c
 policy_c=$src/policy/policy.c
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-man-drift.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+scratch man-drift
 for f in "$man1" "$man5" "$cli_c" "$policy_c"; do
 	[ -r "$f" ] || { echo "man-drift: cannot read $f" >&2; exit 99; }
 done
-
-checks=0 failures=0
-# result NAME STATUS: one PASS/FAIL line per check.
-result() {
-	checks=$((checks + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "PASS: $1"
-	else
-		echo "FAIL: $1"
-		failures=$((failures + 1))
-	fi
-}
 
 # compare WHAT WANT GOT MISSING-TEXT EXTRA-TEXT: sorted lists, one item a
 # line; prints "WHAT: ITEM MISSING-TEXT" for each item of WANT not in GOT
@@ -200,6 +186,4 @@ case $st:$out in
 esac
 result "self-test: a key missing from the page is reported" $rc
 
-pct=$(( (checks - failures) * 100 / checks ))
-echo "$pct%: Checks: $checks, Failures: $failures, Errors: 0"
-[ "$failures" -eq 0 ]
+summary

@@ -747,3 +747,19 @@ block_user_namespaces(void)
 		_exit(89);
 	seccomp_release(ctx);
 }
+
+void
+assert_cap_measured(const struct cmd *c, const char *cap, const char *what,
+    const char *where)
+{
+	char *wall = json_get(c->out, "wall_seconds");
+	char *cpu = json_get(c->out, "cpu_seconds");
+	bool hit = json_is(c->out, "cap", cap);
+
+	printf("MEASURE: %s, %s: cap %s%s after %s s, %s CPU s\n", what, where,
+	    hit ? "" : "NOT ", cap, wall != NULL ? wall : "?",
+	    cpu != NULL ? cpu : "?");
+	free(wall);
+	free(cpu);
+	ck_assert_msg(hit, "%s: not a %s cap hit: %s", what, cap, c->out);
+}

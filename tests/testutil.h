@@ -68,6 +68,13 @@ void cmd_free(struct cmd *c);
 
 /* The raw text of a top-level key of a JSON object (strings unquoted). */
 char *json_get(const char *json, const char *key);
+/*
+ * Asserts the run ended as a hit of cap, and prints how long it took and
+ * what it burnt as a MEASURE line ("WHAT, WHERE: ..."): the time is for
+ * the record, never a pass mark (shared machines, the VM matrix).
+ */
+void assert_cap_measured(const struct cmd *c, const char *cap,
+    const char *what, const char *where);
 bool json_is(const char *json, const char *key, const char *want);
 /*
  * The top-level key's array of strings, each decoded as README.md tells
