@@ -15,8 +15,8 @@
  * FACT messages and then BACKEND (what auto would pick, or the backend
  * asked for) or ERROR.  GC is no longer sent: the broker reclaims dead
  * runs itself (broker/gc.c), and a helper refuses it as any type it does
- * not expect; its encoding stays, so an old broker's GC is still read as
- * what it is.
+ * not expect.  Its encoding stays in the broker's half (wire_broker.c),
+ * so one from an older broker is recognised, and refused, for what it is.
  *
  * Decoding is strict: an unknown version or type, a field out of range, a
  * string with a NUL or over its bound, a short body or trailing bytes are

@@ -169,7 +169,7 @@ cordon_policy_parse(const char *name, const char *text, size_t len,
 	    err, errsz);
 	if (r == 0 && got != NULL)
 		*got = kind;
-	if (r == 0 && kind == CORDON_KIND_PROFILE) {
+	if (r == 0 && kind == CORDON_KIND_PROFILE && prof != NULL) {
 		(void)snprintf(sprof.path, sizeof(sprof.path), "%s", name);
 		*prof = sprof;
 	} else {
