@@ -33,6 +33,7 @@
 
 
 #include "env.h"
+#include "gc.h"
 #include "internal.h"
 #include "trace.h"
 #include "wire.h"
@@ -777,6 +778,8 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 		status = cordon_wait_helper(pid);
 		if (r->workdir_removed < 0)
 			recover(cfg, base, helper, r, &p, status);
+		else
+			cordon_gc_sweep(base); /* dead runs' workdirs: gc.c */
 	}
 	if (r->outcome == 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
@@ -799,43 +802,5 @@ out:
 	free(base);
 	free(helper);
 	free(envp);
-	return err;
-}
-
-int
-cordon_gc(const cordon_config *cfg, char *msg, size_t msgsz)
-{
-	struct cordon_msg m;
-	char *base = NULL, *helper = NULL;
-	pid_t pid = -1;
-	int sock = -1, err;
-
-	if ((err = cfg->workdir_base != NULL ?
-	    ((base = strdup(cfg->workdir_base)) ? 0 : -CORDON_E_NOMEM) :
-	    cordon_default_workdir_base(&base)) < 0 ||
-	    (err = cordon_helper_path(&helper)) < 0)
-		goto out;
-	if ((err = cordon_start_helper(helper, &pid, &sock)) < 0)
-		goto out;
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_GC;
-	m.u.str = base;
-	if ((err = cordon_msg_send(sock, &m)) == 0 &&
-	    (err = cordon_msg_recv(sock, &m)) == 0) {
-		if (m.type != CORDON_MSG_TEARDOWN)
-			err = -CORDON_E_PROTO;
-		else if (!m.u.teardown.ok)
-			err = -CORDON_E_IO;
-		if (msg != NULL && msgsz > 0)
-			snprintf(msg, msgsz, "%s", m.type == CORDON_MSG_TEARDOWN ?
-			    m.u.teardown.error : "unexpected reply");
-		cordon_msg_clear(&m);
-	}
-	close(sock);
-	sock = -1;
-	(void)cordon_wait_helper(pid);
-out:
-	free(base);
-	free(helper);
 	return err;
 }

@@ -1,12 +1,20 @@
 /*
- * wire.c - encoding, strict decoding and datagram I/O of protocol messages.
+ * wire.c - the framing of protocol messages, which both sides link:
+ * encoding, the header, and datagram I/O.  The bodies are decoded in two
+ * files, one per direction, so the helper links only the decoders of the
+ * messages it receives: wire_helper.c (broker -> helper) and
+ * wire_broker.c (helper -> broker, and cordon_msg_decode, which reads
+ * either direction, for the broker's tests and the fuzz harness).
  *
  * Why the reader is safe: the frame length is learned with MSG_PEEK |
  * MSG_TRUNC and checked against CORDON_WIRE_MAX_FRAME before the buffer is
- * allocated; every field is then read through cordon_buf getters that
- * bound-check against that length; strings are bounded per field and may
- * not contain NULs; enums and limits are range-checked here, so no caller
- * ever sees an out-of-range value; trailing bytes are an error.
+ * allocated; the header is read through cordon_buf getters that
+ * bound-check against that length, and a receiver checks the type against
+ * the set it expects before any body is decoded (wire_helper.c); every
+ * field is then read through the same getters; strings are bounded per
+ * field and may not contain NULs; enums and limits are range-checked by
+ * the decoders, so no caller ever sees an out-of-range value; trailing
+ * bytes are an error.
  */
 #include "config.h"
 
@@ -153,197 +161,30 @@ out:
 	return r;
 }
 
-/* A fact's key: non-empty, lowercase letters, digits, '_', '.', '-'. */
-static bool
-fact_key_valid(const char *k)
+int
+cordon_wire_header(struct cordon_buf *b, const uint8_t *frame, size_t len,
+    uint16_t *type)
 {
-	if (*k == '\0')
-		return false;
-	for (; *k != '\0'; k++)
-		if (!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') ||
-		    *k == '_' || *k == '.' || *k == '-'))
-			return false;
-	return true;
-}
-
-/* Caps that end a run when reached; nofile refuses, network is "applied". */
-static bool
-cap_can_hit(uint8_t cap)
-{
-	return cap == CORDON_CAP_CPU || cap == CORDON_CAP_WALL ||
-	    cap == CORDON_CAP_MEMORY || cap == CORDON_CAP_NPROC ||
-	    cap == CORDON_CAP_OUTPUT || cap == CORDON_CAP_DISK;
-}
-
-static int
-decode_request(struct cordon_buf *b, struct cordon_msg_request *q)
-{
+	uint16_t version = 0;
 	int r = 0;
 
-	TRY(cordon_buf_get_u32(b, &q->flags));
-	TRY(cordon_buf_get_u8(b, &q->backend));
-	TRY(cordon_buf_get_u64(b, &q->limits.cpu_ns));
-	TRY(cordon_buf_get_u64(b, &q->limits.wall_ns));
-	TRY(cordon_buf_get_u64(b, &q->limits.memory_bytes));
-	TRY(cordon_buf_get_u64(b, &q->limits.nofile));
-	TRY(cordon_buf_get_u64(b, &q->limits.nproc));
-	TRY(cordon_buf_get_u64(b, &q->limits.output_bytes));
-	TRY(cordon_buf_get_u64(b, &q->limits.disk_bytes));
-	TRY(cordon_buf_get_cstring(b, &q->run_id, CORDON_RUN_ID_LEN));
-	TRY(cordon_buf_get_cstring(b, &q->workdir_base, CORDON_MAX_PATH_LEN));
-	TRY(cordon_buf_get_u32(b, &q->argc));
-	TRY(cordon_buf_get_u32(b, &q->envc));
-	TRY(cordon_buf_get_u32(b, &q->bindc));
-	TRY(cordon_buf_get_u32(b, &q->require));
-	TRY(cordon_buf_get_u32(b, &q->env_explicit));
-	if ((q->flags & ~CORDON_REQ_FLAGS_ALL) != 0 ||
-	    (q->require >> CORDON_CAP_MAX_) != 0 || (q->require & 1U) != 0 ||
-	    q->env_explicit > q->envc ||
-	    q->backend >= CORDON_BACKEND_MAX_ ||
-	    cordon_limits_check(&q->limits) != 0 ||
-	    !cordon_run_id_valid(q->run_id) ||
-	    q->workdir_base[0] != '/' ||
-	    q->argc < 1 || q->argc > CORDON_MAX_ARGC ||
-	    q->envc > CORDON_MAX_ENVC || q->bindc > CORDON_MAX_BINDS)
-		r = -CORDON_E_RANGE;
-out:
-	return r;
-}
-
-static int
-decode_exit(struct cordon_buf *b, struct cordon_msg_exit *e)
-{
-	int r = 0;
-
-	TRY(cordon_buf_get_u8(b, &e->outcome));
-	TRY(cordon_buf_get_u8(b, &e->cap));
-	TRY(cordon_buf_get_i32(b, &e->exit_code));
-	TRY(cordon_buf_get_i32(b, &e->signal));
-	TRY(cordon_buf_get_u64(b, &e->cpu_ns));
-	TRY(cordon_buf_get_u64(b, &e->wall_ns));
-	TRY(cordon_buf_get_u64(b, &e->max_rss));
-	TRY(cordon_buf_get_cstring(b, &e->error, CORDON_MAX_TEXT_LEN));
-	if (e->outcome < CORDON_OUTCOME_EXITED ||
-	    e->outcome >= CORDON_OUTCOME_MAX_ ||
-	    (e->outcome == CORDON_OUTCOME_CAP_HIT ? !cap_can_hit(e->cap) :
-	    e->cap != CORDON_CAP_NONE) ||
-	    e->exit_code < -1 || e->exit_code > 255 ||
-	    e->signal < 0 || e->signal > 64)
-		r = -CORDON_E_RANGE;
+	*type = 0;
+	if (len > CORDON_WIRE_MAX_FRAME)
+		return -CORDON_E_TOOLONG;
+	cordon_buf_reader(b, frame, len);
+	TRY(cordon_buf_get_u16(b, &version));
+	TRY(cordon_buf_get_u16(b, type));
+	if (version != CORDON_WIRE_VERSION)
+		r = -CORDON_E_VERSION;
 out:
 	return r;
 }
 
 int
-cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m)
+cordon_wire_finish(struct cordon_buf *b, struct cordon_msg *m, int r)
 {
-	struct cordon_buf b;
-	uint16_t version = 0;
-	int r = 0;
-
-	memset(m, 0, sizeof(*m));
-	if (len > CORDON_WIRE_MAX_FRAME)
-		return -CORDON_E_TOOLONG;
-	cordon_buf_reader(&b, frame, len);
-	TRY(cordon_buf_get_u16(&b, &version));
-	TRY(cordon_buf_get_u16(&b, &m->type));
-	if (version != CORDON_WIRE_VERSION) {
-		r = -CORDON_E_VERSION;
-		goto out;
-	}
-	switch (m->type) {
-	case CORDON_MSG_REQUEST:
-		r = decode_request(&b, &m->u.request);
-		break;
-	case CORDON_MSG_ARG:
-		r = cordon_buf_get_cstring(&b, &m->u.str, CORDON_MAX_ARG_LEN);
-		break;
-	case CORDON_MSG_ENV:
-		TRY(cordon_buf_get_cstring(&b, &m->u.str, CORDON_MAX_ARG_LEN));
-		/* KEY=VALUE with a non-empty KEY. */
-		if (m->u.str[0] == '=' || strchr(m->u.str, '=') == NULL)
-			r = -CORDON_E_PROTO;
-		break;
-	case CORDON_MSG_GC:
-	case CORDON_MSG_WORKDIR:
-		TRY(cordon_buf_get_cstring(&b, &m->u.str, CORDON_MAX_PATH_LEN));
-		if (m->u.str[0] != '/')
-			r = -CORDON_E_RANGE;
-		break;
-	case CORDON_MSG_BIND:
-		TRY(cordon_buf_get_cstring(&b, &m->u.bind.src,
-		    CORDON_MAX_PATH_LEN));
-		TRY(cordon_buf_get_cstring(&b, &m->u.bind.dest,
-		    CORDON_MAX_PATH_LEN));
-		if (!cordon_path_clean(m->u.bind.src) ||
-		    !cordon_bind_dest_valid(m->u.bind.dest))
-			r = -CORDON_E_RANGE;
-		break;
-	case CORDON_MSG_GO:
-		break;
-	case CORDON_MSG_BACKEND:
-		TRY(cordon_buf_get_u8(&b, &m->u.backend.backend));
-		TRY(cordon_buf_get_u32(&b, &m->u.backend.applied));
-		TRY(cordon_buf_get_cstring(&b, &m->u.backend.reason,
-		    CORDON_MAX_TEXT_LEN));
-		TRY(cordon_buf_get_u32(&b, &m->u.backend.kernel));
-		if ((m->u.backend.kernel & ~m->u.backend.applied) != 0 ||
-		    m->u.backend.backend == CORDON_BACKEND_AUTO ||
-		    m->u.backend.backend >= CORDON_BACKEND_MAX_ ||
-		    (m->u.backend.applied >> CORDON_CAP_MAX_) != 0 ||
-		    (m->u.backend.applied & 1U) != 0)
-			r = -CORDON_E_RANGE;
-		break;
-	case CORDON_MSG_CREATED:
-		TRY(cordon_buf_get_cstring(&b, &m->u.created.workdir,
-		    CORDON_MAX_PATH_LEN));
-		TRY(cordon_buf_get_u32(&b, &m->u.created.pid));
-		if (m->u.created.workdir[0] != '/' || m->u.created.pid < 2 ||
-		    m->u.created.pid > INT32_MAX)
-			r = -CORDON_E_RANGE;
-		break;
-	case CORDON_MSG_CAP_HIT:
-		TRY(cordon_buf_get_u8(&b, &m->u.cap_hit.cap));
-		TRY(cordon_buf_get_u64(&b, &m->u.cap_hit.observed));
-		TRY(cordon_buf_get_u64(&b, &m->u.cap_hit.limit));
-		if (!cap_can_hit(m->u.cap_hit.cap))
-			r = -CORDON_E_RANGE;
-		break;
-	case CORDON_MSG_EXIT:
-		r = decode_exit(&b, &m->u.exit);
-		break;
-	case CORDON_MSG_TEARDOWN:
-		TRY(cordon_buf_get_u8(&b, &m->u.teardown.ok));
-		TRY(cordon_buf_get_cstring(&b, &m->u.teardown.error,
-		    CORDON_MAX_TEXT_LEN));
-		if (m->u.teardown.ok > 1)
-			r = -CORDON_E_RANGE;
-		break;
-	case CORDON_MSG_ERROR:
-		TRY(cordon_buf_get_i32(&b, &m->u.error.err));
-		TRY(cordon_buf_get_cstring(&b, &m->u.error.message,
-		    CORDON_MAX_TEXT_LEN));
-		break;
-	case CORDON_MSG_PROBE:
-		TRY(cordon_buf_get_u8(&b, &m->u.probe_backend));
-		if (m->u.probe_backend >= CORDON_BACKEND_MAX_)
-			r = -CORDON_E_RANGE;
-		break;
-	case CORDON_MSG_FACT:
-		TRY(cordon_buf_get_cstring(&b, &m->u.fact.key,
-		    CORDON_MAX_FACT_KEY));
-		TRY(cordon_buf_get_cstring(&b, &m->u.fact.value,
-		    CORDON_MAX_TEXT_LEN));
-		if (!fact_key_valid(m->u.fact.key))
-			r = -CORDON_E_PROTO;
-		break;
-	default:
+	if (r == 0 && cordon_buf_remaining(b) != 0)
 		r = -CORDON_E_PROTO;
-		goto out;
-	}
-	if (r == 0 && cordon_buf_remaining(&b) != 0)
-		r = -CORDON_E_PROTO;
-out:
 	if (r < 0)
 		cordon_msg_clear(m);
 	return r;
@@ -371,7 +212,8 @@ cordon_msg_send(int fd, const struct cordon_msg *m)
 }
 
 int
-cordon_msg_recv(int fd, struct cordon_msg *m)
+cordon_wire_recv(int fd, cordon_wire_decoder decode, uint32_t allowed,
+    struct cordon_msg *m)
 {
 	struct msghdr mh;
 	struct iovec iov;
@@ -412,7 +254,7 @@ cordon_msg_recv(int fd, struct cordon_msg *m)
 	else if (got != n || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0)
 		r = -CORDON_E_PROTO; /* changed under us, or carried fds */
 	else
-		r = cordon_msg_decode(frame, (size_t)got, m);
+		r = decode(frame, (size_t)got, allowed, m);
 	free(frame);
 	return r;
 }

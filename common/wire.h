@@ -11,14 +11,22 @@
  * it starts the payload (the broker copies files in meanwhile); with
  * CORDON_REQ_COPY_OUT it also waits for a second GO after EXIT, before the
  * teardown (the broker copies files out meanwhile).  Instead of a
- * REQUEST the broker may send GC, which the helper answers with TEARDOWN,
- * or PROBE (the backend asked for), answered by FACT messages and then
- * BACKEND (what auto would pick, or the backend asked for) or ERROR.
+ * REQUEST the broker may send PROBE (the backend asked for), answered by
+ * FACT messages and then BACKEND (what auto would pick, or the backend
+ * asked for) or ERROR.  GC is no longer sent: the broker reclaims dead
+ * runs itself (broker/gc.c), and a helper refuses it as any type it does
+ * not expect.  Its encoding stays in the broker's half (wire_broker.c),
+ * so one from an older broker is recognised, and refused, for what it is.
  *
  * Decoding is strict: an unknown version or type, a field out of range, a
  * string with a NUL or over its bound, a short body or trailing bytes are
  * all errors, and the frame length is checked before anything is
- * allocated for it.
+ * allocated for it.  The helper checks the type against the set it
+ * expects before it decodes any body (cordon_msg_recv_allowed).
+ *
+ * Files: wire.c (framing, both sides), wire_helper.c (what the helper
+ * receives; all the decoding it links), wire_broker.c (what the broker
+ * receives, and cordon_msg_decode/_recv for either direction).
  */
 #ifndef CORDON_COMMON_WIRE_H
 #define CORDON_COMMON_WIRE_H
@@ -40,7 +48,7 @@ enum cordon_msg_type {
 	CORDON_MSG_REQUEST = 1,
 	CORDON_MSG_ARG = 2,
 	CORDON_MSG_ENV = 3,
-	CORDON_MSG_GC = 4,       /* reclaim dead runs' workdirs, run nothing */
+	CORDON_MSG_GC = 4,       /* retired: no helper accepts it (wire.h top) */
 	CORDON_MSG_PROBE = 5,    /* say what this host gives, run nothing */
 	CORDON_MSG_BIND = 6,     /* one --ro-bind: source, destination */
 	CORDON_MSG_GO = 7,       /* files copied: go on (empty body) */
@@ -146,6 +154,37 @@ int cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m);
 
 /* One message per datagram; -CORDON_E_EOF when the peer is gone. */
 int cordon_msg_send(int fd, const struct cordon_msg *m);
+/* Any message of either direction (wire_broker.c; not in the helper). */
 int cordon_msg_recv(int fd, struct cordon_msg *m);
+
+/* The bit of a message type in an allowed set. */
+#define CORDON_MSG_BIT(t) (1U << (t))
+/*
+ * The helper's receive (wire_helper.c): a message whose type is in
+ * allowed, decoded; a type outside it (unknown, broker-bound or not
+ * expected now) is refused with -CORDON_E_PROTO before any of its body is
+ * read, and only m->type is set, to the type refused (nothing owned).
+ * Other errors as cordon_msg_decode, with m zeroed.
+ */
+int cordon_msg_decode_allowed(const uint8_t *frame, size_t len,
+    uint32_t allowed, struct cordon_msg *m);
+int cordon_msg_recv_allowed(int fd, uint32_t allowed, struct cordon_msg *m);
+
+/* Framing, shared by both directions' decoders (wire.c). */
+typedef int (*cordon_wire_decoder)(const uint8_t *frame, size_t len,
+    uint32_t allowed, struct cordon_msg *m);
+/*
+ * Receives one datagram, its length bounded before it is allocated, and
+ * decodes it with decode (given allowed); m zeroed first.
+ */
+int cordon_wire_recv(int fd, cordon_wire_decoder decode, uint32_t allowed,
+    struct cordon_msg *m);
+/* Reads the header into *type: -CORDON_E_VERSION for another version. */
+int cordon_wire_header(struct cordon_buf *b, const uint8_t *frame,
+    size_t len, uint16_t *type);
+/* r, or -CORDON_E_PROTO for trailing bytes; m cleared on any error. */
+int cordon_wire_finish(struct cordon_buf *b, struct cordon_msg *m, int r);
+/* The body of a broker -> helper message (wire_helper.c). */
+int cordon_wire_body_to_helper(struct cordon_buf *b, struct cordon_msg *m);
 
 #endif

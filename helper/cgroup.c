@@ -286,28 +286,3 @@ cgroup_remove(void)
 	}
 	cg.fd = cg.parent = cg.ev = -1;
 }
-
-/* Removes per-run cgroups whose helper is gone (their flock is free). */
-int
-cgroup_gc(void)
-{
-	char dir[CORDON_MAX_TEXT_LEN];
-	int parent = cgroup_parent(dir, sizeof(dir)), n = 0, fd;
-	DIR *d = parent < 0 ? NULL : opendir(dir);
-	struct dirent *e;
-
-	while (d != NULL && (e = readdir(d)) != NULL) {
-		fd = strncmp(e->d_name, "cordon-", 7) != 0 ? -1 :
-		    openat(parent, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		n += fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-		    kill_wait(fd) == 0 &&
-		    unlinkat(parent, e->d_name, AT_REMOVEDIR) == 0;
-		if (fd >= 0)
-			close(fd);
-	}
-	if (d != NULL)
-		closedir(d);
-	if (parent >= 0)
-		close(parent);
-	return n;
-}

@@ -21,8 +21,10 @@
  *            children, grandchildren and daemons are the rest of the tree.
  *
  * Channels:
- *   fd 3     the socketpair: broker -> helper REQUEST, ARG*, ENV* (or GC,
- *            or PROBE, answered with FACT* then BACKEND or ERROR);
+ *   fd 3     the socketpair: broker -> helper REQUEST, ARG*, ENV*, BIND*
+ *            (or PROBE, answered with FACT* then BACKEND or ERROR), each
+ *            type checked against the one expected before its body is
+ *            decoded; anything else (GC included) is fatal;
  *            helper -> broker BACKEND, CREATED, [CAP_HIT], EXIT, TEARDOWN,
  *            or ERROR then TEARDOWN.  EOF from the broker at any time means
  *            it is gone: the run is killed and torn down.
@@ -47,7 +49,8 @@
  * error, broker gone, die() - kills the tree and removes the workdir
  * (cleanup() below, also registered as the die() hook).  A helper killed
  * with SIGKILL cannot clean up: its workdir's lock file is then free, and
- * the next run's sweep or `cordon gc` removes it (workdir.c).
+ * the broker's sweep after the next run or `cordon gc` removes it, with
+ * the invoker's rights (broker/gc.c).
  *
  * Setuid mode (--with-priv-mode=setuid, installed root 4755; priv.c)
  * -----------------------------------------------------------------
@@ -95,7 +98,7 @@
  *      sets emptied, securebits locked, priv_verify() (ids all the
  *      invoker's, setuid(0) fails), PR_SET_NO_NEW_PRIVS, seccomp, execve.
  *      It never holds a privilege the invoker lacked.
- *   7. the floor backend, a gc or a probe that builds nothing: priv_drop()
+ *   7. the floor backend or a probe that builds nothing: priv_drop()
  *      before any of it.  A probe, like a run, is first held to the
  *      policy's allow_groups: a refused user never reaches step 4.  The
  *      audit lines go to syslog with a bounded, printable command:
@@ -205,7 +208,8 @@ wait_go(void)
 	bool go;
 
 	(void)setsockopt(st.sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	go = cordon_msg_recv(st.sock, &m) == 0 && m.type == CORDON_MSG_GO;
+	go = cordon_msg_recv_allowed(st.sock, CORDON_MSG_BIT(CORDON_MSG_GO),
+	    &m) == 0;
 	cordon_msg_clear(&m);
 	return go;
 }
@@ -314,35 +318,6 @@ setup_signals(void)
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_errno("signal");
 	return fd;
-}
-
-/*
- * Reclaims dead runs' workdirs: for a GC message (reporting, waiting up to
- * 10 s for the base lock), or after our own run (quietly, never waiting:
- * a busy base is swept by a later run).  Creates nothing.
- */
-static void
-gc(const struct request *req, bool report)
-{
-	char err[CORDON_MAX_TEXT_LEN] = "", msg[64];
-	int base_fd = -1, n;
-
-	if (workdir_open_base(req->workdir_base, false, &base_fd, err,
-	    sizeof(err)) < 0) {
-		if (report)
-			send_teardown(errno == ENOENT, errno == ENOENT ?
-			    "reclaimed 0 workdir(s)" : err);
-		return;
-	}
-	n = workdir_gc(base_fd, report ? 10000 : 0, err, sizeof(err));
-	close(base_fd);
-	if (!report)
-		return;
-	if (n < 0)
-		send_teardown(false, err);
-	else if (fmt(msg, sizeof(msg), "reclaimed %d workdir(s), %d cgroup(s)",
-	    n, cgroup_gc()))
-		send_teardown(true, msg);
 }
 
 /* Fail closed: refuses a backend that lacks a control the run requires. */
@@ -467,20 +442,17 @@ report_end(const struct monitor_result *res)
 	send_msg(&m);
 }
 
-int
-main(int argc, char **argv)
+/*
+ * Start-up hygiene, before anything is read: private umask, fds 0-2,
+ * priv_start() (not dumpable; in setuid mode also an empty environment
+ * and the euid lowered: priv.c), fd 3 checked, every other fd closed,
+ * signals as fds, child subreaper.  Returns the signalfd.
+ */
+static int
+start_up(void)
 {
-	char err[CORDON_MAX_TEXT_LEN] = "", reason[CORDON_MAX_TEXT_LEN] = "";
-	struct monitor_result res;
-	struct request req;
-	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
-	struct cordon_msg m;
-	uint64_t start;
-	int sigfd, saved[2] = { -1, -1 }, out[2] = { -1, -1 };
-	bool copy;
+	int sigfd;
 
-	(void)argc;
-	(void)argv;
 	umask(077);
 	sanitise_stdio();
 	/* Not dumpable (the payload, same uid, cannot ptrace the monitor);
@@ -496,29 +468,17 @@ main(int argc, char **argv)
 		die("cannot read /proc/self/task/*/children (is /proc mounted, "
 		    "and the kernel built with CONFIG_PROC_CHILDREN?)");
 	set_die_hook(die_hook);
+	return sigfd;
+}
 
-	intake_read(st.sock, &req);
-	/*
-	 * A probe raises privilege and builds namespaces as a run does, so
-	 * a user the system policy refuses is refused here, before any of
-	 * it: held to allow_groups alone, as it has no limits to check.  A
-	 * gc is not: it drops privilege first and then only removes the
-	 * invoker's own dead workdirs, which the invoker could do by hand.
-	 */
-	if (req.probe_only && cordon_policy_enforce(NULL, false, NULL, err,
-	    sizeof(err)) < 0)
-		die("%s", err);
-	if (req.probe_only) {
-		probe_report(st.sock, req.backend);
-		request_free(&req);
-		return 0;
-	}
-	if (req.gc_only) {
-		priv_drop();
-		gc(&req, true);
-		request_free(&req);
-		return 0;
-	}
+/*
+ * Holds the request to the system policy and the controls it requires,
+ * then logs the start (setuid mode): nothing of the run exists yet.
+ */
+static void
+admit(struct request *req)
+{
+	char err[CORDON_MAX_TEXT_LEN] = "";
 
 	/*
 	 * The system policy, loaded here with the broker's parser from the
@@ -526,27 +486,40 @@ main(int argc, char **argv)
 	 * refused whatever the broker checked, and its required controls are
 	 * added to the request's.
 	 */
-	if (cordon_policy_enforce(&req.limits, (req.flags & CORDON_REQ_NETWORK)
-	    != 0, &req.require, err, sizeof(err)) < 0)
+	if (cordon_policy_enforce(&req->limits, (req->flags &
+	    CORDON_REQ_NETWORK) != 0, &req->require, err, sizeof(err)) < 0)
 		die("%s", err);
 	/* Nothing is created for a run no backend asked for could satisfy. */
-	require_check(&req, req.backend == CORDON_BACKEND_AUTO ?
-	    CORDON_BACKEND_LINUX_NS : req.backend, landlock_abi());
+	require_check(req, req->backend == CORDON_BACKEND_AUTO ?
+	    CORDON_BACKEND_LINUX_NS : req->backend, landlock_abi());
 	/*
 	 * Setuid mode: the start line goes out before anything of the run
 	 * exists - workdir, clone, payload - so no run can execute unlogged
 	 * (a helper stopped and killed at any later point has logged it).
 	 * It names the backend asked for; the end line the one that ran.
 	 */
-	st.backend = cordon_backend_name(req.backend);
-	st.audited = &req;
-	priv_audit("start", &req, st.backend, "-", "-");
-	if (workdir_create(req.workdir_base, req.run_id, &st.wd, err,
+	st.backend = cordon_backend_name(req->backend);
+	st.audited = req;
+	priv_audit("start", req, st.backend, "-", "-");
+}
+
+/*
+ * The workdir, files copied in by the broker (WORKDIR, then GO), the
+ * payload started, and BACKEND and CREATED sent.  Returns when it started.
+ */
+static uint64_t
+launch(struct request *req, struct spawn *sp)
+{
+	char err[CORDON_MAX_TEXT_LEN] = "", reason[CORDON_MAX_TEXT_LEN] = "";
+	int saved[2] = { -1, -1 }, out[2] = { -1, -1 };
+	struct cordon_msg m;
+	uint64_t start;
+
+	if (workdir_create(req->workdir_base, req->run_id, &st.wd, err,
 	    sizeof(err)) < 0)
 		die("%s", err);
 	st.have_workdir = true;
-	copy = (req.flags & (CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT)) != 0;
-	if (copy) {
+	if ((req->flags & (CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT)) != 0) {
 		memset(&m, 0, sizeof(m));
 		m.type = CORDON_MSG_WORKDIR;
 		m.u.str = st.wd.path;
@@ -554,30 +527,63 @@ main(int argc, char **argv)
 		if (!wait_go())
 			die("the broker did not finish copying files in");
 	}
-	(void)cgroup_setup(&req, reason, sizeof(reason)); /* else: the monitor */
+	(void)cgroup_setup(req, reason, sizeof(reason)); /* else: the monitor */
 
-	if (req.limits.output_bytes != 0)
+	if (req->limits.output_bytes != 0)
 		output_pipes(true, saved, out);
 	start = now_ns();
-	if (start_payload(&req, &sp, &m, reason, sizeof(reason), err,
+	if (start_payload(req, sp, &m, reason, sizeof(reason), err,
 	    sizeof(err)) < 0)
 		die("backend %s is not available: %s",
-		    cordon_backend_name(req.backend), err);
+		    cordon_backend_name(req->backend), err);
 	st.spawned = true;
-	if (req.limits.output_bytes != 0)
+	if (req->limits.output_bytes != 0)
 		output_pipes(false, saved, out);
-	sp.out[0] = out[0];
-	sp.out[1] = out[1];
-	sp.wd_fd = st.wd.fd;
+	sp->out[0] = out[0];
+	sp->out[1] = out[1];
+	sp->wd_fd = st.wd.fd;
 	send_msg(&m);
 	st.backend = cordon_backend_name(m.u.backend.backend);
 
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_CREATED;
 	m.u.created.workdir = st.wd.path;
-	m.u.created.pid = (uint32_t)sp.pid;
+	m.u.created.pid = (uint32_t)sp->pid;
 	send_msg(&m);
+	return start;
+}
 
+int
+main(int argc, char **argv)
+{
+	char err[CORDON_MAX_TEXT_LEN] = "";
+	struct monitor_result res;
+	struct request req;
+	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
+	uint64_t start;
+	int sigfd;
+
+	(void)argc;
+	(void)argv;
+	sigfd = start_up();
+	intake_read(st.sock, &req);
+	/*
+	 * A probe raises privilege and builds namespaces as a run does, so
+	 * a user the system policy refuses is refused here, before any of
+	 * it: held to allow_groups alone, as it has no limits to check.
+	 * (Dead runs are reclaimed by the broker, with the invoker's rights:
+	 * broker/gc.c; a GC message is refused by intake_read.)
+	 */
+	if (req.probe_only) {
+		if (cordon_policy_enforce(NULL, false, NULL, err,
+		    sizeof(err)) < 0)
+			die("%s", err);
+		probe_report(st.sock, req.backend);
+		request_free(&req);
+		return 0;
+	}
+	admit(&req);
+	start = launch(&req, &sp);
 	monitor_run(st.sock, sigfd, &req, &sp, start, &res);
 	st.spawned = false; /* monitor_run killed and reaped the tree */
 	if (sp.pidfd >= 0)
@@ -588,9 +594,7 @@ main(int argc, char **argv)
 	/* The tree is dead and reaped: the broker may copy files out. */
 	if ((req.flags & CORDON_REQ_COPY_OUT) != 0 && !res.broker_gone)
 		(void)wait_go();
-	cleanup();
-	if (!res.broker_gone)
-		gc(&req, false);
+	cleanup(); /* the broker then sweeps dead runs' workdirs: broker/gc.c */
 	request_free(&req);
 	return 0;
 }

@@ -1,12 +1,26 @@
 /*
  * helper.h - declarations shared by the files of cordon-helper.
  *
- * One file per concern: helper.c (start-up, fd and signal hygiene, the
- * run's life cycle), intake.c (reading and re-checking the request),
- * workdir.c (creating, locking and removing workdirs), floor.c (starting
- * the payload on the floor backend), tree.c (finding, measuring and
- * killing every process of the run), monitor.c (the poll loop that
- * enforces the caps).  See helper.c for the theory of operation.
+ * One file per concern (helper.c has the theory of operation):
+ *   helper.c    start-up, fd and signal hygiene, the run's life cycle
+ *   util.c      die(), formatting, time
+ *   intake.c    reading and re-checking the request
+ *   priv.c      setuid mode: raising, dropping and verifying privilege,
+ *               capabilities, the audit lines
+ *   workdir.c   creating, locking, measuring and removing the workdir
+ *               (the base and the remover: common/rmtree.c)
+ *   probe.c     which backend a run gets, and what each applies
+ *   spawn.c     what every backend does on the way to execve
+ *   floor.c     the floor backend (and landlock's start)
+ *   landlock.c  the landlock backend's ruleset
+ *   ns.c        the linux-ns backend: namespaces, private root, init
+ *               (with the list of what runs with capabilities)
+ *   seccomp.c   the baseline seccomp filter
+ *   cgroup.c    a cgroup v2 per run, where the host delegates one
+ *   tree.c      finding, measuring and killing every process of the run
+ *   monitor.c   the poll loop that enforces the caps
+ * From common/ and policy/ the helper links exactly the files Makefile.am
+ * lists in HELPER_SHARED_SOURCES (make helper-size counts them).
  */
 #ifndef CORDON_HELPER_H
 #define CORDON_HELPER_H
@@ -25,6 +39,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "rmtree.h"
 #include "types.h"
 #include "wire.h"
 
@@ -60,11 +75,10 @@ struct request {
 	uint32_t bindc;
 	uint32_t env_explicit; /* the last env_explicit entries were set by name */
 	uint32_t require;   /* bit (1 << cap) per control the run must have */
-	bool gc_only;       /* a GC message: reclaim, run nothing */
 	bool probe_only;    /* a PROBE message (backend: the one asked for) */
 };
 
-/* intake.c: reads REQUEST + ARG* + ENV*, GC or PROBE; dies on all else. */
+/* intake.c: reads REQUEST + ARG* + ENV* + BIND*, or PROBE; dies on all else. */
 void intake_read(int sock, struct request *req);
 void request_free(struct request *req);
 
@@ -98,18 +112,6 @@ typedef int (*walk_fn)(int dirfd, const char *name, const struct stat *st,
 int workdir_walk(int fd, walk_fn fn, void *arg);
 /* Bytes the workdir holds (st_blocks); false if it cannot be measured. */
 bool workdir_usage(int fd, uint64_t *bytes);
-/*
- * Removes dirfd/name and everything below it without following links: 0;
- * 1 (and err) if the tree was emptied but the name, which another
- * directory took meanwhile, left alone; -1 on error.
- */
-int rmtree_at(int dirfd, const char *name, char *err, size_t errsz);
-/*
- * Reclaims workdirs whose helper died, waiting at most patience_ms for the
- * base lock.  Returns the count, or -1.
- */
-int workdir_gc(int base_fd, int patience_ms, char *err, size_t errsz);
-
 /* spawn.c: shared by the backends on the way to execve. */
 struct spawn {
 	pid_t pid;          /* the helper's child: payload, or linux-ns init */
@@ -184,8 +186,6 @@ int floor_spawn(const struct request *req, const struct workdir *wd,
 int ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
     char *err, size_t errsz);
 
-/* Every capability gone from every set, verified; needs CAP_SETPCAP. */
-int drop_all_caps(void);
 /* Builds the namespaces in a throw-away child; -1 with err if it fails. */
 int ns_probe(char *err, size_t errsz, bool *nproc_per_ns);
 
@@ -210,6 +210,8 @@ void priv_drop(void);           /* for good, verified; idempotent */
 int priv_verify(uid_t uid, gid_t gid); /* ids all these; 0 unreachable */
 int priv_setgroups(void);       /* the invoker's supplementary groups */
 int priv_init_caps(bool setup); /* effective: only what the init needs */
+/* Every capability gone from every set, read back; needs CAP_SETPCAP. */
+int drop_all_caps(void);
 /* The audit line (bounded, printable); syslog()ed in setuid mode only. */
 bool audit_format(char *buf, size_t size, const char *event,
     const char *run_id, unsigned uid, const char *user, const char *cmd,
@@ -263,8 +265,6 @@ void cgroup_figures(struct monitor_result *res);
 void cgroup_kill(void);
 /* Kills what is left, removes the run's cgroup; idempotent. */
 void cgroup_remove(void);
-/* Removes the cgroups of runs whose helper is gone; the count. */
-int cgroup_gc(void);
 
 /* monitor.c */
 struct monitor_result {

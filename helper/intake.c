@@ -1,9 +1,12 @@
 /*
  * intake.c - reads one request from the broker and re-checks every field.
  *
- * Why this is safe: every message comes through cordon_msg_recv(), which
- * bounds the frame before allocating and decodes with bounded getters
- * (common/wire.c).  On top of the decoder's range checks this file
+ * Why this is safe: every message comes through cordon_msg_recv_allowed(),
+ * which bounds the frame before allocating, refuses a type not wanted at
+ * that point of the sequence before decoding any body, and decodes with
+ * bounded getters (common/wire_helper.c).  GC is no such type any more:
+ * dead runs are reclaimed by the broker (broker/gc.c).  On top of the
+ * decoder's range checks this file
  * enforces what only the helper can: the exact message sequence the
  * header announced (no more, no fewer, no other type), the total size of
  * argv and the environment, the environment allow-list (policy/env.c),
@@ -20,20 +23,20 @@
 #include "env.h"
 #include "helper.h"
 
-/* Receives one message of a wanted type or dies naming the problem. */
+/*
+ * Receives one message of a type in want (CORDON_MSG_BIT()s) or dies
+ * naming the problem; the type is checked before any body is decoded.
+ */
 static void
-recv_expect(int sock, uint16_t want, uint16_t want2, uint16_t want3,
-    struct cordon_msg *m)
+recv_expect(int sock, uint32_t want, struct cordon_msg *m)
 {
 	int r;
 
-	if ((r = cordon_msg_recv(sock, m)) < 0)
+	if ((r = cordon_msg_recv_allowed(sock, want, m)) < 0) {
+		if (m->type != 0)
+			die("unexpected message type %u in the request",
+			    (unsigned)m->type);
 		die("reading the request: %s", cordon_strerror(r));
-	if (m->type != want && m->type != want2 && m->type != want3) {
-		uint16_t got = m->type;
-
-		cordon_msg_clear(m);
-		die("unexpected message type %u in the request", got);
 	}
 }
 
@@ -49,45 +52,22 @@ env_has_key(char **envp, uint32_t n, const char *entry)
 	return false;
 }
 
-void
-intake_read(int sock, struct request *req)
+/* The REQUEST's fields, copied into req and checked again. */
+static void
+take_request(struct cordon_msg *m, struct request *req)
 {
-	struct cordon_msg m;
-	size_t total = 0;
 	bool id_fits;
-	char *e;
-	uint32_t i;
-
-	memset(req, 0, sizeof(*req));
-	recv_expect(sock, CORDON_MSG_REQUEST, CORDON_MSG_GC, CORDON_MSG_PROBE, &m);
-	if (m.type == CORDON_MSG_PROBE) {
-		/* The decoder range-checked the backend. */
-		req->probe_only = true;
-		req->backend = (enum cordon_backend_id)m.u.probe_backend;
-		cordon_msg_clear(&m);
-		return;
-	}
-	if (m.type == CORDON_MSG_GC) {
-		req->gc_only = true;
-		req->workdir_base = m.u.str;
-		m.u.str = NULL;
-		cordon_msg_clear(&m);
-		if (!cordon_path_clean(req->workdir_base))
-			die("workdir base '%s' is not a clean absolute path",
-			    req->workdir_base);
-		return;
-	}
 
 	/* Fields were range-checked by the decoder; copy and check again. */
-	req->flags = m.u.request.flags;
-	req->backend = (enum cordon_backend_id)m.u.request.backend;
-	req->limits = m.u.request.limits;
-	req->argc = m.u.request.argc;
-	req->envc = m.u.request.envc;
-	req->bindc = m.u.request.bindc;
-	req->env_explicit = m.u.request.env_explicit;
-	req->require = m.u.request.require;
-	id_fits = strlcpy(req->run_id, m.u.request.run_id,
+	req->flags = m->u.request.flags;
+	req->backend = (enum cordon_backend_id)m->u.request.backend;
+	req->limits = m->u.request.limits;
+	req->argc = m->u.request.argc;
+	req->envc = m->u.request.envc;
+	req->bindc = m->u.request.bindc;
+	req->env_explicit = m->u.request.env_explicit;
+	req->require = m->u.request.require;
+	id_fits = strlcpy(req->run_id, m->u.request.run_id,
 	    sizeof(req->run_id)) < sizeof(req->run_id);
 	/*
 	 * Whatever was received is owned by req before anything is checked,
@@ -95,9 +75,9 @@ intake_read(int sock, struct request *req)
 	 * request_free() cannot reach (the fuzz harness, which survives
 	 * die(), relies on it: tests/fuzz/fuzz_intake.c).
 	 */
-	req->workdir_base = m.u.request.workdir_base;
-	m.u.request.workdir_base = NULL;
-	cordon_msg_clear(&m);
+	req->workdir_base = m->u.request.workdir_base;
+	m->u.request.workdir_base = NULL;
+	cordon_msg_clear(m);
 	if (!id_fits || !cordon_run_id_valid(req->run_id))
 		die("malformed run id");
 	if ((req->flags & ~CORDON_REQ_FLAGS_ALL) != 0 ||
@@ -111,32 +91,47 @@ intake_read(int sock, struct request *req)
 	if (!cordon_path_clean(req->workdir_base))
 		die("workdir base '%s' is not a clean absolute path",
 		    req->workdir_base);
+}
+
+/* Exactly argc ARGs; *total counts argv and envp together. */
+static void
+read_argv(int sock, struct request *req, size_t *total)
+{
+	struct cordon_msg m;
+	uint32_t i;
 
 	req->argv = xcalloc((size_t)req->argc + 1, sizeof(char *));
 	for (i = 0; i < req->argc; i++) {
-		recv_expect(sock, CORDON_MSG_ARG, CORDON_MSG_ARG, CORDON_MSG_ARG,
-		    &m);
+		recv_expect(sock, CORDON_MSG_BIT(CORDON_MSG_ARG), &m);
 		req->argv[i] = m.u.str;
 		m.u.str = NULL;
 		cordon_msg_clear(&m);
-		total += strlen(req->argv[i]) + 1;
-		if (total > CORDON_MAX_ARGV_BYTES)
+		*total += strlen(req->argv[i]) + 1;
+		if (*total > CORDON_MAX_ARGV_BYTES)
 			die("argv and environment exceed %u bytes",
 			    CORDON_MAX_ARGV_BYTES);
 	}
 	if (req->argv[0][0] == '\0')
 		die("empty command name");
+}
+
+/* Exactly envc ENVs, each allowed (or settable) and given once. */
+static void
+read_envp(int sock, struct request *req, size_t *total)
+{
+	struct cordon_msg m;
+	uint32_t i;
+	char *e;
 
 	/* Room for the entries plus HOME, TMPDIR and the terminating NULL. */
 	req->envp = xcalloc((size_t)req->envc + 3, sizeof(char *));
 	for (i = 0; i < req->envc; i++) {
-		recv_expect(sock, CORDON_MSG_ENV, CORDON_MSG_ENV, CORDON_MSG_ENV,
-		    &m);
+		recv_expect(sock, CORDON_MSG_BIT(CORDON_MSG_ENV), &m);
 		e = req->envp[i] = m.u.str;
 		m.u.str = NULL;
 		cordon_msg_clear(&m);
-		total += strlen(e) + 1;
-		if (total > CORDON_MAX_ARGV_BYTES)
+		*total += strlen(e) + 1;
+		if (*total > CORDON_MAX_ARGV_BYTES)
 			die("argv and environment exceed %u bytes",
 			    CORDON_MAX_ARGV_BYTES);
 		/*
@@ -154,17 +149,46 @@ intake_read(int sock, struct request *req)
 			die("environment variable given twice: %.*s",
 			    (int)(strchr(e, '=') - e), e);
 	}
+}
+
+/* Exactly bindc BINDs, their paths checked again. */
+static void
+read_binds(int sock, struct request *req)
+{
+	struct cordon_msg m;
+	uint32_t i;
 
 	req->binds = xcalloc(req->bindc, sizeof(*req->binds));
 	for (i = 0; i < req->bindc; i++) {
-		recv_expect(sock, CORDON_MSG_BIND, CORDON_MSG_BIND,
-		    CORDON_MSG_BIND, &m);
+		recv_expect(sock, CORDON_MSG_BIT(CORDON_MSG_BIND), &m);
 		req->binds[i] = m.u.bind;
 		memset(&m, 0, sizeof(m));
 		if (!cordon_path_clean(req->binds[i].src) ||
 		    !cordon_bind_dest_valid(req->binds[i].dest))
 			die("--ro-bind path out of bounds");
 	}
+}
+
+void
+intake_read(int sock, struct request *req)
+{
+	struct cordon_msg m;
+	size_t total = 0;
+
+	memset(req, 0, sizeof(*req));
+	recv_expect(sock, CORDON_MSG_BIT(CORDON_MSG_REQUEST) |
+	    CORDON_MSG_BIT(CORDON_MSG_PROBE), &m);
+	if (m.type == CORDON_MSG_PROBE) {
+		/* The decoder range-checked the backend. */
+		req->probe_only = true;
+		req->backend = (enum cordon_backend_id)m.u.probe_backend;
+		cordon_msg_clear(&m);
+		return;
+	}
+	take_request(&m, req);
+	read_argv(sock, req, &total);
+	read_envp(sock, req, &total);
+	read_binds(sock, req);
 }
 
 void

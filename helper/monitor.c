@@ -231,151 +231,179 @@ payload_outcome(const struct request *req, const struct spawn *sp,
 	res->exit_code = -1;
 }
 
-void
-monitor_run(int sock, int sigfd, const struct request *req,
-    const struct spawn *sp, uint64_t start_ns, struct monitor_result *res)
+/* The loop's state, shared by the handlers of its events below. */
+struct loop {
+	const struct request *req;
+	const struct spawn *sp;
+	struct monitor_result *res;
+	struct tree_sample s;
+	uint64_t start_ns, left, disk, next_disk;
+	long ncpu;
+	int tick, status, out[2];
+	bool done, stop, over;
+};
+
+/*
+ * The signalfd: SIGTERM, SIGINT, SIGHUP or SIGQUIT ends the run as
+ * interrupted; SIGCHLD only wakes us to reap; the stops are ignored.
+ */
+static void
+on_signals(struct loop *l, int sigfd)
 {
-	struct pollfd pfd[PFD_N];
 	struct signalfd_siginfo si;
-	struct tree_sample s = { 0, 0, 0 };
+
+	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD || si.ssi_signo == SIGTSTP ||
+		    si.ssi_signo == SIGTTIN || si.ssi_signo == SIGTTOU)
+			continue; /* reaped below; stops ignored */
+		/* Told to stop: end the run as interrupted. */
+		l->res->outcome = CORDON_OUTCOME_SIGNALED;
+		l->res->signal = (int)si.ssi_signo;
+		(void)fmt(l->res->error, sizeof(l->res->error),
+		    "interrupted by signal %d", (int)si.ssi_signo);
+		l->stop = true;
+	}
+}
+
+/* The output pipes that have something: true once past the output cap. */
+static bool
+on_output(struct loop *l, const struct pollfd *pfd)
+{
+	int i;
+
+	for (i = 0; i < 2 && !l->over; i++)
+		if (pfd[PFD_OUT + i].revents != 0)
+			l->over = pump(&l->out[i], 1 + i, &l->left);
+	if (l->over)
+		set_cap(l->res, CORDON_CAP_OUTPUT, l->req->limits.output_bytes + 1,
+		    l->req->limits.output_bytes);
+	return l->over;
+}
+
+/* The payload was reaped: its end, as the init or the kernel tells it. */
+static void
+on_payload_end(struct loop *l)
+{
+	/* Its last CPU use is in the reaped total, read in finish(). */
+	/* linux-ns: the init passes the payload's status on. */
+	if (l->sp->status_fd >= 0 && read(l->sp->status_fd, &l->status,
+	    sizeof(l->status)) != (ssize_t)sizeof(l->status)) {
+		l->res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+		(void)fmt(l->res->error, sizeof(l->res->error),
+		    "the sandbox's init ended without the payload's status");
+	} else {
+		payload_outcome(l->req, l->sp, l->status, l->res);
+	}
+}
+
+/* The sampling timer: true if a cap was reached (or measuring failed). */
+static bool
+on_tick(struct loop *l)
+{
+	const struct request *req = l->req;
+	uint64_t expirations, t0;
+
+	(void)!read(l->tick, &expirations, sizeof(expirations));
+	/* Two small reads: first, before a walk a busy tree slows. */
+	if (cgroup_cap(req, l->res))
+		return true;
+	if (measure(req, l->sp, &l->s) < 0) {
+		l->res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+		(void)fmt(l->res->error, sizeof(l->res->error), "cannot measure "
+		    "the process tree (more than the monitor can track?)");
+		return true;
+	}
+	if (l->s.mem_bytes > l->res->max_mem)
+		l->res->max_mem = l->s.mem_bytes;
+	if (check_caps(req, &l->s, l->res))
+		return true;
+	if (req->limits.disk_bytes != 0 && now_ns() >= l->next_disk) {
+		t0 = now_ns();
+		if (!workdir_usage(l->sp->wd_fd, &l->disk) ||
+		    l->disk >= req->limits.disk_bytes) {
+			set_cap(l->res, CORDON_CAP_DISK, l->disk,
+			    req->limits.disk_bytes);
+			return true;
+		}
+		l->next_disk = now_ns() + (now_ns() - t0) * 10 + DISK_EVERY_NS;
+	}
+	arm(l->tick, next_tick(req, &l->s, l->ncpu), false);
+	return false;
+}
+
+/* The broker socket: nothing is expected now, so anything ends the run. */
+static void
+on_broker(struct loop *l, int sock)
+{
 	struct cordon_msg m;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	bool done = false, stop = false, over = false;
-	int status = 0, tick, wall, i, r, out[2] = { sp->out[0], sp->out[1] };
-	uint64_t expirations, left = req->limits.output_bytes, disk = 0,
-	    next_disk = 0, t0;
+	int r;
 
-	memset(res, 0, sizeof(*res));
-	res->exit_code = -1;
-	if (ncpu < 1)
-		ncpu = 1;
-	tick = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	wall = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (tick < 0 || wall < 0)
-		die_errno("timerfd_create");
-	arm(wall, start_ns + req->limits.wall_ns, true);
-	arm(tick, TICK_MIN_NS, false);
+	/* Nothing is expected now: any type is refused undecoded. */
+	r = cordon_msg_recv_allowed(sock, 0, &m);
+	cordon_msg_clear(&m);
+	l->res->broker_gone = true;
+	l->res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+	(void)fmt(l->res->error, sizeof(l->res->error), "%s",
+	    r == -CORDON_E_EOF ? "the broker went away" :
+	    "unexpected message from the broker");
+}
 
-	for (i = 0; i < PFD_N; i++) {
-		pfd[i].events = POLLIN;
-		pfd[i].revents = 0;
+/*
+ * One wake-up of the loop, in a fixed order: signals, reaping, output,
+ * the payload's end, the kernel's cgroup events, the wall clock, the
+ * sampling tick, the broker.  True when the run ends.
+ */
+static bool
+on_events(struct loop *l, struct pollfd *pfd, int sock, int sigfd)
+{
+	if (pfd[PFD_SIG].revents & POLLIN)
+		on_signals(l, sigfd);
+	/* Reap on every wake-up: cheap, and orphans must not pile up. */
+	tree_reap(l->sp->pid, &l->done, &l->status);
+	if (l->stop)
+		return true;
+	if (on_output(l, pfd))
+		return true;
+	pfd[PFD_OUT].fd = l->out[0];
+	pfd[PFD_ERR].fd = l->out[1];
+	/* An OOM kill takes a linux-ns init too: type it first. */
+	if (l->done && cgroup_cap(l->req, l->res))
+		return true;
+	if (l->done) {
+		on_payload_end(l);
+		return true;
 	}
-	pfd[PFD_SOCK].fd = sock;
-	pfd[PFD_SIG].fd = sigfd;
-	pfd[PFD_TICK].fd = tick;
-	pfd[PFD_WALL].fd = wall;
-	pfd[PFD_PIDFD].fd = sp->pidfd; /* poll ignores a negative fd */
-	pfd[PFD_OUT].fd = out[0];
-	pfd[PFD_ERR].fd = out[1];
-	pfd[PFD_CG].fd = cgroup_events_fd();
-	pfd[PFD_CG].events = POLLPRI;
-
-	while (!stop) {
-		if (poll(pfd, PFD_N, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			die_errno("poll");
-		}
-		if (pfd[PFD_SIG].revents & POLLIN) {
-			while (read(sigfd, &si, sizeof(si)) ==
-			    (ssize_t)sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD ||
-				    si.ssi_signo == SIGTSTP ||
-				    si.ssi_signo == SIGTTIN ||
-				    si.ssi_signo == SIGTTOU)
-					continue; /* reaped below; stops ignored */
-				/* Told to stop: end the run as interrupted. */
-				res->outcome = CORDON_OUTCOME_SIGNALED;
-				res->signal = (int)si.ssi_signo;
-				(void)fmt(res->error, sizeof(res->error),
-				    "interrupted by signal %d",
-				    (int)si.ssi_signo);
-				stop = true;
-			}
-		}
-		/* Reap on every wake-up: cheap, and orphans must not pile up. */
-		tree_reap(sp->pid, &done, &status);
-		if (stop)
-			break;
-		for (i = 0; i < 2 && !over; i++)
-			if (pfd[PFD_OUT + i].revents != 0)
-				over = pump(&out[i], 1 + i, &left);
-		pfd[PFD_OUT].fd = out[0];
-		pfd[PFD_ERR].fd = out[1];
-		if (over) {
-			set_cap(res, CORDON_CAP_OUTPUT,
-			    req->limits.output_bytes + 1,
-			    req->limits.output_bytes);
-			break;
-		}
-		/* An OOM kill takes a linux-ns init too: type it first. */
-		if (done && cgroup_cap(req, res))
-			break;
-		if (done) {
-			/* Its last CPU use is in the reaped total, read below. */
-			/* linux-ns: the init passes the payload's status on. */
-			if (sp->status_fd >= 0 && read(sp->status_fd, &status,
-			    sizeof(status)) != (ssize_t)sizeof(status)) {
-				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-				(void)fmt(res->error, sizeof(res->error),
-				    "the sandbox's init ended without the "
-				    "payload's status");
-			} else {
-				payload_outcome(req, sp, status, res);
-			}
-			break;
-		}
-		/* A fork refused at pids.max: the kernel's word, at once. */
-		if (pfd[PFD_CG].revents != 0) {
-			if (cgroup_cap(req, res))
-				break;
-			pfd[PFD_CG].fd = -1; /* not again: the tick reads it */
-		}
-		if (pfd[PFD_WALL].revents & POLLIN) {
-			set_cap(res, CORDON_CAP_WALL, now_ns() - start_ns,
-			    req->limits.wall_ns);
-			break;
-		}
-		if (pfd[PFD_TICK].revents & POLLIN) {
-			(void)!read(tick, &expirations, sizeof(expirations));
-			/* Two small reads: first, before a walk a busy tree slows. */
-			if (cgroup_cap(req, res))
-				break;
-			if (measure(req, sp, &s) < 0) {
-				res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-				(void)fmt(res->error, sizeof(res->error),
-				    "cannot measure the process tree (more than "
-				    "the monitor can track?)");
-				break;
-			}
-			if (s.mem_bytes > res->max_mem)
-				res->max_mem = s.mem_bytes;
-			if (check_caps(req, &s, res))
-				break;
-			if (req->limits.disk_bytes != 0 && now_ns() >= next_disk) {
-				t0 = now_ns();
-				if (!workdir_usage(sp->wd_fd, &disk) ||
-				    disk >= req->limits.disk_bytes) {
-					set_cap(res, CORDON_CAP_DISK, disk,
-					    req->limits.disk_bytes);
-					break;
-				}
-				next_disk = now_ns() + (now_ns() - t0) * 10 +
-				    DISK_EVERY_NS;
-			}
-			arm(tick, next_tick(req, &s, ncpu), false);
-		}
-		if (pfd[PFD_SOCK].revents & (POLLIN | POLLHUP | POLLERR)) {
-			r = cordon_msg_recv(sock, &m);
-			cordon_msg_clear(&m);
-			res->broker_gone = true;
-			res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-			(void)fmt(res->error, sizeof(res->error), "%s",
-			    r == -CORDON_E_EOF ? "the broker went away" :
-			    "unexpected message from the broker");
-			break;
-		}
+	/* A fork refused at pids.max: the kernel's word, at once. */
+	if (pfd[PFD_CG].revents != 0) {
+		if (cgroup_cap(l->req, l->res))
+			return true;
+		pfd[PFD_CG].fd = -1; /* not again: the tick reads it */
 	}
+	if (pfd[PFD_WALL].revents & POLLIN) {
+		set_cap(l->res, CORDON_CAP_WALL, now_ns() - l->start_ns,
+		    l->req->limits.wall_ns);
+		return true;
+	}
+	if ((pfd[PFD_TICK].revents & POLLIN) && on_tick(l))
+		return true;
+	if (pfd[PFD_SOCK].revents & (POLLIN | POLLHUP | POLLERR)) {
+		on_broker(l, sock);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * After the loop, whatever ended it: a last sample, the kill, the final
+ * figures held against the caps, the output still in the pipes passed on
+ * up to the cap, and the disk as it is left.
+ */
+static void
+finish(struct loop *l)
+{
+	const struct request *req = l->req;
+	struct monitor_result *res = l->res;
+	int i;
 
 	/*
 	 * A last look before the kill: what processes used but nobody waited
@@ -383,50 +411,97 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	 * namespace, with their init), so the figure is the larger of this
 	 * sample and what was reaped.
 	 */
-	if (!done)
-		(void)measure(req, sp, &s);
+	if (!l->done)
+		(void)measure(req, l->sp, &l->s);
 	if (tree_kill() < 0 && res->outcome != CORDON_OUTCOME_SANDBOX_ERROR) {
 		res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		res->cap = CORDON_CAP_NONE;
 		(void)fmt(res->error, sizeof(res->error),
 		    "processes of the run survived SIGKILL for 10 s");
 	}
-	res->wall_ns = now_ns() - start_ns;
+	res->wall_ns = now_ns() - l->start_ns;
 	res->cpu_ns = tree_reaped_cpu_ns();
-	if (res->cpu_ns < s.cpu_ns)
-		res->cpu_ns = s.cpu_ns;
-	if (res->max_mem < s.mem_bytes)
-		res->max_mem = s.mem_bytes;
+	if (res->cpu_ns < l->s.cpu_ns)
+		res->cpu_ns = l->s.cpu_ns;
+	if (res->max_mem < l->s.mem_bytes)
+		res->max_mem = l->s.mem_bytes;
 	cgroup_figures(res); /* exact where the kernel kept count */
 	/* Told to stop, the run is interrupted, whatever it used. */
-	if (!stop)
+	if (!l->stop)
 		final_caps(req, res);
 	/*
 	 * What the payload wrote before it ended is still passed on, up to
 	 * the cap; then the disk as it is left (a file stopped by SIGXFSZ).
 	 */
-	for (i = 0; i < 2 && !over; i++)
-		if (out[i] >= 0)
-			over = pump(&out[i], 1 + i, &left);
+	for (i = 0; i < 2 && !l->over; i++)
+		if (l->out[i] >= 0)
+			l->over = pump(&l->out[i], 1 + i, &l->left);
 	if ((res->outcome == CORDON_OUTCOME_EXITED ||
-	    res->outcome == CORDON_OUTCOME_SIGNALED) && !stop) {
-		if (over)
+	    res->outcome == CORDON_OUTCOME_SIGNALED) && !l->stop) {
+		if (l->over)
 			set_cap(res, CORDON_CAP_OUTPUT,
 			    req->limits.output_bytes + 1,
 			    req->limits.output_bytes);
 		else if (req->limits.disk_bytes != 0 &&
-		    (!workdir_usage(sp->wd_fd, &disk) ||
-		    disk >= req->limits.disk_bytes))
-			set_cap(res, CORDON_CAP_DISK, disk,
+		    (!workdir_usage(l->sp->wd_fd, &l->disk) ||
+		    l->disk >= req->limits.disk_bytes))
+			set_cap(res, CORDON_CAP_DISK, l->disk,
 			    req->limits.disk_bytes);
 	}
 	for (i = 0; i < 2; i++)
-		if (out[i] >= 0)
-			close(out[i]);
+		if (l->out[i] >= 0)
+			close(l->out[i]);
 	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
 		res->exit_code = -1;
 		res->signal = SIGKILL;
 	}
-	close(tick);
+}
+
+void
+monitor_run(int sock, int sigfd, const struct request *req,
+    const struct spawn *sp, uint64_t start_ns, struct monitor_result *res)
+{
+	struct pollfd pfd[PFD_N];
+	struct loop l = { .req = req, .sp = sp, .res = res,
+		.start_ns = start_ns, .left = req->limits.output_bytes,
+		.out = { sp->out[0], sp->out[1] } };
+	int wall, i;
+
+	memset(res, 0, sizeof(*res));
+	res->exit_code = -1;
+	if ((l.ncpu = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
+		l.ncpu = 1;
+	l.tick = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	wall = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (l.tick < 0 || wall < 0)
+		die_errno("timerfd_create");
+	arm(wall, start_ns + req->limits.wall_ns, true);
+	arm(l.tick, TICK_MIN_NS, false);
+
+	for (i = 0; i < PFD_N; i++) {
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	pfd[PFD_SOCK].fd = sock;
+	pfd[PFD_SIG].fd = sigfd;
+	pfd[PFD_TICK].fd = l.tick;
+	pfd[PFD_WALL].fd = wall;
+	pfd[PFD_PIDFD].fd = sp->pidfd; /* poll ignores a negative fd */
+	pfd[PFD_OUT].fd = l.out[0];
+	pfd[PFD_ERR].fd = l.out[1];
+	pfd[PFD_CG].fd = cgroup_events_fd();
+	pfd[PFD_CG].events = POLLPRI;
+
+	for (;;) {
+		if (poll(pfd, PFD_N, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die_errno("poll");
+		}
+		if (on_events(&l, pfd, sock, sigfd))
+			break;
+	}
+	finish(&l);
+	close(l.tick);
 	close(wall);
 }

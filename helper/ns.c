@@ -41,6 +41,32 @@
  * Failures before the payload's execve are reported on the error pipe as
  * (stage, errno), as on the floor (floor.c), so the helper can degrade to
  * the floor (auto) or fail closed (--backend linux-ns).
+ *
+ * Capabilities in setuid mode
+ * ---------------------------
+ * Without a user namespace the init's capabilities are the host's, so
+ * here is every function that runs while it holds any, with what it uses
+ * (helper.c's steps 4-6 say how they are gained and given up).  From the
+ * clone until take_ids() the child holds root's full set; take_ids()
+ * changes to the invoker's ids keeping the sets, and priv_init_caps(true)
+ * leaves only SYS_ADMIN, NET_ADMIN and SETPCAP effective (no DAC override:
+ * every path is opened with the invoker's own access).  Each function
+ * below also says why it is safe, in its own comment.
+ *   ns_start child   take_ids: SETUID, SETGID (the invoker's ids, groups)
+ *   gather           SYS_ADMIN: open_tree clones (clone_system, workdir,
+ *                    --ro-bind sources), reopen_same of the base
+ *   build_root       SYS_ADMIN: new_fs, place, place_bind, tmp_dir,
+ *                    build_dev, setattr, pivot_root, umount2
+ *   strip_foreign_proc  SYS_ADMIN: umount2 of every other procfs
+ *   close_all_but    none (fds only)
+ *   sethostname      SYS_ADMIN, of the run's own uts namespace
+ *   loopback_up      NET_ADMIN, of the run's own net namespace
+ *   unshare(CLONE_NEWUSER), write_maps  none (as any user may)
+ *   nproc_is_per_ns  none (test forks, counted in the new user namespace)
+ *   priv_init_caps(false)  lowers the effective set to SETPCAP alone
+ *   payload          SETPCAP: drop_all_caps (priv.c) empties the bounding
+ *                    set, then every set, verified, before the execve
+ *   init, after the fork: every capability cleared before wait_payload.
  */
 #include "config.h"
 
@@ -95,7 +121,11 @@ struct ns_ids {
 
 static int write_maps(pid_t pid, const struct ns_ids *ids);
 
-/* Sets mount attributes on the mount fd refers to (and, if asked, below). */
+/*
+ * Sets mount attributes on the mount fd refers to (and, if asked, below).
+ * SYS_ADMIN; safe: fd is a mount of this run's own mount namespace, and
+ * the attributes set only ever restrict (read-only, nosuid, nodev, noexec).
+ */
 static int
 setattr(int fd, uint64_t set, bool recursive)
 {
@@ -107,7 +137,10 @@ setattr(int fd, uint64_t set, bool recursive)
 	    (recursive ? AT_RECURSIVE : 0), &a, sizeof(a));
 }
 
-/* A fresh, detached instance of a pseudo file system. */
+/*
+ * A fresh, detached instance of a pseudo file system.  SYS_ADMIN; safe: a
+ * new tmpfs, proc or devpts instance reaches nothing of the host.
+ */
 static int
 new_fs(const char *type, const char *const *opts, unsigned int attrs)
 {
@@ -128,7 +161,11 @@ out:
 	return mnt;
 }
 
-/* Places a detached mount at dirfd/name, creating the mount point. */
+/*
+ * Places a detached mount at dirfd/name, creating the mount point.
+ * SYS_ADMIN; safe: dirfd is in the fresh root tmpfs (or /dev's), which
+ * nobody else can reach, and the name is created here, O_EXCL, no link.
+ */
 static int
 place(int mnt, int dirfd, const char *name, bool is_file)
 {
@@ -146,7 +183,11 @@ place(int mnt, int dirfd, const char *name, bool is_file)
 	return move_mount(mnt, "", dirfd, name, MOVE_MOUNT_F_EMPTY_PATH);
 }
 
-/* Clones the host's system directories (or recreates their symlinks). */
+/*
+ * Clones the host's system directories (or recreates their symlinks).
+ * SYS_ADMIN; safe: fixed root-owned paths, AT_SYMLINK_NOFOLLOW, made
+ * read-only, nosuid, nodev all the way down before they are placed.
+ */
 static int
 clone_system(struct entry *e, size_t n)
 {
@@ -185,7 +226,11 @@ clone_system(struct entry *e, size_t n)
 	return 0;
 }
 
-/* /dev: a small tmpfs with bound nodes, a private devpts, and shm. */
+/*
+ * /dev: a small tmpfs with bound nodes, a private devpts, and shm.
+ * SYS_ADMIN; safe: fixed host nodes only (null, zero, ...), nosuid and
+ * noexec; devpts a new instance; /dev itself read-only at the end.
+ */
 static int
 build_dev(int root, int shm, int errfd)
 {
@@ -233,7 +278,11 @@ build_dev(int root, int shm, int errfd)
 	return dev;
 }
 
-/* Opens path as a directory and checks it is the one held open as fd. */
+/*
+ * Opens path as a directory and checks it is the one held open as fd.
+ * Runs with SYS_ADMIN effective, but opens with the invoker's access (no
+ * DAC override) and O_NOFOLLOW: a swapped path is refused (ESTALE).
+ */
 static int
 reopen_same(const char *path, int fd)
 {
@@ -286,7 +335,8 @@ unescape(char *s)
  * below it) with it; the passes go on until mountinfo lists no foreign
  * proc, so one hidden under another mount at the same point goes too.
  * Paths are not followed (UMOUNT_NOFOLLOW), and nobody else can change
- * this mount namespace meanwhile.
+ * this mount namespace meanwhile.  SYS_ADMIN; safe: umount2 only, in the
+ * run's own mount namespace, which can only take away.
  */
 static int
 strip_foreign_proc(void)
@@ -337,7 +387,10 @@ struct sources {
 /*
  * Clones every source before anything is covered, and while the init
  * still has the helper's ids: root's 0700 workdir base is unreadable to
- * the nobody the payload will be.
+ * the nobody the payload will be.  SYS_ADMIN (open_tree); safe: system
+ * directories as clone_system says, the workdir and base only once
+ * reopen_same proved them the helper's own, --ro-bind sources with the
+ * invoker's access and made read-only, nosuid, nodev.
  */
 static void
 gather(const struct workdir *wd, const struct request *req, struct sources *src,
@@ -377,7 +430,11 @@ gather(const struct workdir *wd, const struct request *req, struct sources *src,
 	close(wfd);
 }
 
-/* Places a --ro-bind clone at dest, making its mount point in the root. */
+/*
+ * Places a --ro-bind clone at dest, making its mount point in the root.
+ * SYS_ADMIN; safe: every directory on the way is made here, in the fresh
+ * root tmpfs, opened O_NOFOLLOW; dest passed cordon_bind_dest_valid.
+ */
 static int
 place_bind(int root, int tree, const char *dest)
 {
@@ -409,7 +466,8 @@ out:
 
 /*
  * A directory name of the tmpfs at dir, mode 1777 (whatever our umask),
- * as a detached bind mount of its own.
+ * as a detached bind mount of its own.  SYS_ADMIN (open_tree); safe: dir
+ * is the run's private tmpfs, just made.
  */
 static int
 tmp_dir(int dir, const char *name)
@@ -423,7 +481,10 @@ tmp_dir(int dir, const char *name)
  * Builds the private root from the gathered sources and moves into it.
  * Runs in the init, which holds every capability of the new user
  * namespace and nothing outside, under the payload's ids (so what it
- * creates in the new tmpfs instances has owners mapped in here).
+ * creates in the new tmpfs instances has owners mapped in here).  In
+ * setuid mode SYS_ADMIN; safe: every mount is made in the run's own
+ * mount namespace, from the sources gather() checked, and the old root
+ * is detached whole (pivot_root, umount2 MNT_DETACH).
  */
 static void
 build_root(const struct request *req, struct sources *src, bool setuid_mode,
@@ -510,7 +571,7 @@ build_root(const struct request *req, struct sources *src, bool setuid_mode,
 		spawn_fail(errfd, SPAWN_PROC);
 }
 
-/* Closes every fd above 2 except a and b. */
+/* Closes every fd above 2 except a and b.  No capability used. */
 static void
 close_all_but(int a, int b)
 {
@@ -523,7 +584,11 @@ close_all_but(int a, int b)
 	(void)close_range((unsigned)hi + 1, ~0U, 0);
 }
 
-/* Loopback up, so servers on 127.0.0.1 inside work. */
+/*
+ * Loopback up, so servers on 127.0.0.1 inside work.  NET_ADMIN; safe:
+ * called only without --network, in the run's own new net namespace,
+ * whose only interface is lo.
+ */
 static int
 loopback_up(void)
 {
@@ -546,7 +611,9 @@ loopback_up(void)
  * Whether RLIMIT_NPROC counts per user namespace (kernel >= 5.14): with a
  * soft limit of 2 in a fresh namespace (the init is 1), a child may fork
  * once more but not twice.  On an older kernel the count is the user's
- * across the host, and already the first fork fails.
+ * across the host, and already the first fork fails.  Uses no capability
+ * (in setuid mode it runs in the invoker's new user namespace, or not at
+ * all); its children only fork and exit.
  */
 static bool
 nproc_is_per_ns(void)
@@ -613,42 +680,6 @@ ns_full(rlim_t ceiling)
 	return true;
 }
 
-/* Every capability gone, in every set; verified, never assumed. */
-int
-drop_all_caps(void)
-{
-	cap_value_t c;
-	cap_t none, now;
-	int same;
-
-	/* Beyond what this kernel knows, PR_CAPBSET_DROP says EINVAL. */
-	for (c = 0; c <= CAP_LAST_CAP; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			return -1;
-	if (cap_reset_ambient() < 0)
-		return -1;
-	/* Not even a uid-0 exec could bring them back. */
-	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-	    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-	    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) <
-	    0)
-		return -1;
-	if ((none = cap_init()) == NULL)
-		return -1;
-	if (cap_set_proc(none) < 0 || (now = cap_get_proc()) == NULL) {
-		cap_free(none);
-		return -1;
-	}
-	same = cap_compare(none, now) == 0;
-	cap_free(none);
-	cap_free(now);
-	if (!same || prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN) != 0) {
-		errno = EPERM;
-		return -1;
-	}
-	return 0;
-}
-
 /* The payload, forked by the init: drop everything, then execve. */
 static void NORETURN
 payload(const struct request *req, const struct ns_ids *ids, int errfd,
@@ -683,7 +714,11 @@ payload(const struct request *req, const struct ns_ids *ids, int errfd,
 	spawn_fail(3, SPAWN_EXEC);
 }
 
-/* Becomes the payload's ids, keeping this namespace's capabilities. */
+/*
+ * Becomes the payload's ids, keeping this namespace's capabilities.  In
+ * setuid mode (called right after the clone, with root's full set):
+ * SETUID, SETGID; safe: the ids and groups are the invoker's own.
+ */
 static int
 take_ids(const struct ns_ids *ids)
 {

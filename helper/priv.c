@@ -13,11 +13,14 @@
  *                 saved uid.  From here every file-system access, /proc
  *                 read and signal is the invoker's own.
  *   priv_raise()  euid 0 again, for the one clone() of the namespaces.
- *   priv_drop()   right after that clone (or before the floor or a gc):
+ *   priv_drop()   right after that clone (or before the floor or a probe):
  *                 setgroups (the invoker's own), setresgid, setresuid -
  *                 all ids the invoker's, saved uid included - then every
  *                 capability cleared through libcap, and priv_verify()
  *                 proves none of it can be regained.  Permanent.
+ *   drop_all_caps()  in the payload (linux-ns, and landlock run by root):
+ *                 bounding and ambient sets emptied, securebits locked,
+ *                 every set cleared, and each read back to verify.
  *
  * A helper built for priv-mode none refuses to run setuid or setgid: it
  * would run the payload with ids that are not the invoker's.
@@ -29,6 +32,8 @@
 #include <syslog.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+
+#include <linux/securebits.h>
 
 #include <bsd/string.h>
 
@@ -177,6 +182,55 @@ priv_drop(void)
 		die("privilege could be regained after the drop");
 	undumpable();
 	pv.dropped = true;
+}
+
+/*
+ * Every capability gone, in every set, and kept gone: the bounding set
+ * emptied (needs SETPCAP), the ambient set reset, securebits locked so not
+ * even a uid-0 exec brings them back, then every set cleared.  Verified by
+ * reading each back, never assumed: bounding, ambient, permitted,
+ * effective, inheritable all empty and the securebits locked.
+ */
+int
+drop_all_caps(void)
+{
+	static const unsigned long locked = SECBIT_NOROOT |
+	    SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+	    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	cap_value_t c;
+	cap_t none, now;
+	int same, bits;
+
+	/* Beyond what this kernel knows, PR_CAPBSET_DROP says EINVAL. */
+	for (c = 0; c <= CAP_LAST_CAP; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+			return -1;
+	if (cap_reset_ambient() < 0)
+		return -1;
+	/* Not even a uid-0 exec could bring them back. */
+	if (prctl(PR_SET_SECUREBITS, locked) < 0)
+		return -1;
+	if ((none = cap_init()) == NULL)
+		return -1;
+	if (cap_set_proc(none) < 0 || (now = cap_get_proc()) == NULL) {
+		cap_free(none);
+		return -1;
+	}
+	same = cap_compare(none, now) == 0;
+	cap_free(none);
+	cap_free(now);
+	/* Read back: every bounding and ambient bit this kernel has. */
+	for (c = 0; same && c <= CAP_LAST_CAP; c++)
+		same = prctl(PR_CAPBSET_READ, c, 0, 0, 0) != 1 &&
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) != 1;
+	bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+	if (!same || bits < 0 || ((unsigned long)bits & locked) != locked ||
+	    prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
 }
 
 /* The invoker's groups: what setgroups in the payload restores. */

@@ -1,6 +1,9 @@
 /*
  * policy.c - the configuration file parser and the policy checks.  See
- * policy.h for what the files are and README.md for the format.
+ * policy.h for what the files are and README.md for the format.  The
+ * keys of [profile] are set in profile.c, which the helper does not link:
+ * it reads the system policy alone (cordon_policy_load), so a [profile]
+ * section is refused there before any of its keys is looked at.
  *
  * Why the parser is safe on hostile input (the helper runs it, perhaps
  * setuid, and a user profile is written by whoever owns it): the file is
@@ -27,35 +30,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "env.h"
 #include "parse.h"
 #include "policy.h"
+#include "policy_parser.h"
 
 #ifndef CORDON_SYSCONFDIR
 #define CORDON_SYSCONFDIR "/etc/cordon"
 #endif
-
-enum section { SEC_NONE, SEC_CEILINGS, SEC_POLICY, SEC_PROFILE, SEC_MAX_ };
 
 static const char *const section_names[SEC_MAX_] = {
 	[SEC_CEILINGS] = "ceilings", [SEC_POLICY] = "policy",
 	[SEC_PROFILE] = "profile",
 };
 
-enum vtype {
-	V_DURATION, V_SIZE, V_COUNT, V_BOOL, V_BACKEND, V_GROUPS, V_REQUIRE,
-	V_CGROUP, V_ENV, V_KEEP_ENV,
-};
-
-struct key {
-	const char *name;
-	enum section sec;
-	enum vtype type;
-	int cap;              /* the cap a limit or ceiling sets, else 0 */
-	bool repeat;          /* may be given more than once */
-};
-
-static const struct key keys[] = {
+/* Every key, by section; the [profile] ones are set by profile.c. */
+const struct key cordon_policy_keys[] = {
 	{ "max_cpu", SEC_CEILINGS, V_DURATION, CORDON_CAP_CPU, false },
 	{ "max_wall", SEC_CEILINGS, V_DURATION, CORDON_CAP_WALL, false },
 	{ "max_memory", SEC_CEILINGS, V_SIZE, CORDON_CAP_MEMORY, false },
@@ -76,7 +65,9 @@ static const struct key keys[] = {
 	{ "env", SEC_PROFILE, V_ENV, 0, true },
 	{ "keep_env", SEC_PROFILE, V_KEEP_ENV, 0, true },
 };
-#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+_Static_assert(sizeof(cordon_policy_keys) / sizeof(cordon_policy_keys[0]) ==
+    CORDON_POLICY_NKEYS, "CORDON_POLICY_NKEYS is the number of keys");
 
 /* Control names for --require and require =, by cap id. */
 static const char *const control_names[CORDON_CAP_MAX_] = {
@@ -89,26 +80,8 @@ static const char *const control_names[CORDON_CAP_MAX_] = {
 	[CORDON_CAP_SCOPING] = "signal-scoping",
 };
 
-/* The parse of one file: where we are, and what it has said so far. */
-struct ctx {
-	const char *name;
-	unsigned line;
-	char *err;
-	size_t errsz;
-	enum policy_kind_ { K_ANY, K_POLICY, K_PROFILE } kind;
-	enum section sec;
-	unsigned sec_line[SEC_MAX_];
-	unsigned key_line[NKEYS];
-	struct cordon_policy *pol;
-	struct cordon_profile *prof;
-};
-
-static int
-fail(struct ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
-
-/* "NAME:LINE: message"; always -CORDON_E_INVAL. */
-static int
-fail(struct ctx *c, const char *f, ...)
+int
+cordon_policy_fail(struct ctx *c, const char *f, ...)
 {
 	va_list ap;
 	int n;
@@ -157,42 +130,6 @@ cordon_policy_init(struct cordon_policy *pol)
 	memset(pol, 0, sizeof(*pol));
 	pol->allow.any = true;
 	pol->network.any = true;
-}
-
-void
-cordon_profile_init(struct cordon_profile *prof)
-{
-	memset(prof, 0, sizeof(*prof));
-	prof->network = -1;
-	prof->backend = -1;
-}
-
-void
-cordon_profile_free(struct cordon_profile *prof)
-{
-	size_t i;
-
-	for (i = 0; i < prof->nenv; i++)
-		free(prof->env[i]);
-	for (i = 0; i < prof->nkeep; i++)
-		free(prof->keep_env[i]);
-	free(prof->env);
-	free(prof->keep_env);
-	cordon_profile_init(prof);
-}
-
-bool
-cordon_profile_name_valid(const char *name)
-{
-	size_t i;
-
-	for (i = 0; name[i] != '\0'; i++)
-		if (i >= CORDON_PROFILE_MAX_NAME ||
-		    !((name[i] >= 'a' && name[i] <= 'z') ||
-		    (name[i] >= '0' && name[i] <= '9') || name[i] == '_' ||
-		    name[i] == '-'))
-			return false;
-	return i > 0;
 }
 
 const char *
@@ -336,43 +273,8 @@ cgroup_path_valid(const char *v)
 	return true;
 }
 
-/* Appends a copy of s to a list bounded by CORDON_POLICY_MAX_ENV. */
-static int
-list_add(struct ctx *c, char ***list, size_t *n, const char *s,
-    const char *key)
-{
-	char **grown, *copy;
-
-	if (*n >= CORDON_POLICY_MAX_ENV)
-		return fail(c, "%s: more than %u entries", key,
-		    CORDON_POLICY_MAX_ENV);
-	if ((copy = strdup(s)) == NULL)
-		return -CORDON_E_NOMEM;
-	if ((grown = reallocarray(*list, *n + 1, sizeof(char *))) == NULL) {
-		free(copy);
-		return -CORDON_E_NOMEM;
-	}
-	grown[(*n)++] = copy;
-	*list = grown;
-	return 0;
-}
-
-/* Whether a list of "KEY=..." or "KEY" entries already has s's KEY. */
-static bool
-list_has_key(char **list, size_t n, const char *s)
-{
-	size_t klen = strcspn(s, "="), i;
-
-	for (i = 0; i < n; i++)
-		if (strncmp(list[i], s, klen) == 0 &&
-		    (list[i][klen] == '=' || list[i][klen] == '\0'))
-			return true;
-	return false;
-}
-
-/* A number within its cap's hard bounds (types.h). */
-static int
-parse_limit(struct ctx *c, const struct key *k, const char *v, uint64_t *out)
+int
+cordon_policy_limit(struct ctx *c, const struct key *k, const char *v, uint64_t *out)
 {
 	static const char *const what[] = {
 		[V_DURATION] = "a duration (e.g. 90s, 1.5, 500ms, 2m, 1h)",
@@ -418,55 +320,40 @@ parse_limit(struct ctx *c, const struct key *k, const char *v, uint64_t *out)
 	return 0;
 }
 
+/*
+ * A key of [ceilings] or [policy]; a [profile] key goes to the profile
+ * parser the broker gave (policy/profile.c), which the helper does not
+ * link: it reads the system policy alone, where [profile] is refused.
+ */
 static int
 set_key(struct ctx *c, const struct key *k, const char *v)
 {
-	struct cordon_profile *pf = c->prof;
 	char bad[80];
 	uint32_t mask = 0;
 	uint64_t x = 0;
-	int r, b;
+	int r;
 
+	if (k->sec == SEC_PROFILE)
+		return c->profile_key != NULL ? c->profile_key(c, k, v) :
+		    fail(c, "internal error");
 	if (*v == '\0' && k->type != V_GROUPS && k->type != V_REQUIRE)
 		return fail(c, "%s: empty value", k->name);
 	switch (k->type) {
 	case V_DURATION:
 	case V_SIZE:
 	case V_COUNT:
-		if ((r = parse_limit(c, k, v, &x)) < 0)
+		if ((r = cordon_policy_limit(c, k, v, &x)) < 0)
 			return r;
-		if (k->sec == SEC_CEILINGS) {
-			c->pol->ceiling[k->cap] = x;
-			c->pol->ceiling_line[k->cap] = c->line;
-		} else {
-			pf->limit[k->cap] = x;
-			pf->set |= 1U << k->cap;
-		}
-		return 0;
-	case V_BOOL:
-		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
-			return fail(c, "%s: '%s' is not yes or no", k->name, v);
-		pf->network = strcmp(v, "yes") == 0;
-		return 0;
-	case V_BACKEND:
-		if ((b = cordon_backend_from_name(v)) < 0)
-			return fail(c, "backend: unknown backend '%s' (auto, "
-			    "linux-ns, landlock, floor)", v);
-		pf->backend = b;
+		c->pol->ceiling[k->cap] = x;
+		c->pol->ceiling_line[k->cap] = c->line;
 		return 0;
 	case V_GROUPS:
 		return parse_groups(c, k->name, v, k->cap != 0 ?
 		    &c->pol->network : &c->pol->allow);
 	case V_REQUIRE:
 		if (cordon_require_parse(v, &mask, bad, sizeof(bad)) < 0)
-			return fail(c, "require: '%s' is not a control (network-"
-			    "isolation, filesystem-isolation, signal-scoping, "
-			    "memory, processes, cpu, wall, open-files, output, "
-			    "disk)", bad);
-		if (k->sec == SEC_POLICY)
-			c->pol->require = mask;
-		else
-			pf->require = mask;
+			return fail(c, REQUIRE_BAD, bad);
+		c->pol->require = mask;
 		return 0;
 	case V_CGROUP:
 		if (!cgroup_path_valid(v))
@@ -474,28 +361,8 @@ set_key(struct ctx *c, const struct key *k, const char *v)
 			    "path", v);
 		memcpy(c->pol->cgroup_parent, v, strlen(v) + 1);
 		return 0;
-	case V_ENV:
-		if (strchr(v, '=') == NULL)
-			return fail(c, "env: '%s' is not KEY=VALUE", v);
-		if (!cordon_env_settable(v))
-			return fail(c, "env: '%.*s' is not a variable that may be "
-			    "set (a name of letters, digits and '_' not starting "
-			    "with a digit; HOME and TMPDIR are cordon's)",
-			    (int)strcspn(v, "="), v);
-		if (list_has_key(pf->env, pf->nenv, v))
-			return fail(c, "env: %.*s is set twice",
-			    (int)strcspn(v, "="), v);
-		return list_add(c, &pf->env, &pf->nenv, v, k->name);
-	case V_KEEP_ENV:
-		if (strchr(v, '=') != NULL || !cordon_env_settable(v))
-			return fail(c, "keep_env: '%s' is not a variable name", v);
-		if (cordon_env_is_proxy(v))
-			return fail(c, "keep_env: %s is a proxy variable, which is "
-			    "never taken from the environment; set it with "
-			    "env = %s=VALUE if the payload must have it", v, v);
-		if (list_has_key(pf->keep_env, pf->nkeep, v))
-			return fail(c, "keep_env: %s is given twice", v);
-		return list_add(c, &pf->keep_env, &pf->nkeep, v, k->name);
+	default:
+		break;
 	}
 	return fail(c, "internal error");
 }
@@ -551,14 +418,14 @@ key_line(struct ctx *c, char *s)
 			return fail(c, "'%s' is not a key", k);
 	if (c->sec == SEC_NONE)
 		return fail(c, "key '%s' before any [section]", k);
-	for (i = 0; i < NKEYS; i++) {
-		if (keys[i].sec != c->sec || strcmp(keys[i].name, k) != 0)
+	for (i = 0; i < CORDON_POLICY_NKEYS; i++) {
+		if (cordon_policy_keys[i].sec != c->sec || strcmp(cordon_policy_keys[i].name, k) != 0)
 			continue;
-		if (!keys[i].repeat && c->key_line[i] != 0)
+		if (!cordon_policy_keys[i].repeat && c->key_line[i] != 0)
 			return fail(c, "%s is set twice (first on line %u)", k,
 			    c->key_line[i]);
 		c->key_line[i] = c->line;
-		return set_key(c, &keys[i], v);
+		return set_key(c, &cordon_policy_keys[i], v);
 	}
 	return fail(c, "unknown key '%s' in [%s]", k, section_names[c->sec]);
 }
@@ -594,13 +461,12 @@ one_line(struct ctx *c, const char *p, size_t n)
 }
 
 int
-cordon_policy_parse(const char *name, const char *text, size_t len,
+cordon_policy_parse_with(const char *name, const char *text, size_t len,
     enum cordon_policy_kind want, enum cordon_policy_kind *got,
-    struct cordon_policy *pol, struct cordon_profile *prof, char *err,
-    size_t errsz)
+    struct cordon_policy *pol, struct cordon_profile *prof,
+    cordon_profile_key_fn profile_key, char *err, size_t errsz)
 {
 	struct cordon_policy spol;
-	struct cordon_profile sprof;
 	struct ctx c;
 	const char *p = text, *end = text + len, *nl;
 	size_t n;
@@ -613,9 +479,9 @@ cordon_policy_parse(const char *name, const char *text, size_t len,
 	c.kind = want == CORDON_KIND_POLICY ? K_POLICY :
 	    want == CORDON_KIND_PROFILE ? K_PROFILE : K_ANY;
 	cordon_policy_init(&spol);
-	cordon_profile_init(&sprof);
 	c.pol = &spol;
-	c.prof = &sprof;
+	c.prof = prof;
+	c.profile_key = profile_key;
 	if (len > CORDON_POLICY_MAX_FILE) {
 		r = -CORDON_E_TOOLONG;
 		(void)snprintf(err, errsz, "%s: larger than %u bytes", name,
@@ -639,7 +505,7 @@ cordon_policy_parse(const char *name, const char *text, size_t len,
 		    "policy nor a profile (give the kind)", name);
 	}
 	if (r == 0 && ((c.kind == K_POLICY && pol == NULL) ||
-	    (c.kind == K_PROFILE && prof == NULL))) {
+	    (c.kind == K_PROFILE && (prof == NULL || profile_key == NULL)))) {
 		r = -CORDON_E_INVAL;
 		(void)snprintf(err, errsz, "%s: is a %s, not what was asked for",
 		    name, c.kind == K_POLICY ? "system policy" : "profile");
@@ -651,12 +517,6 @@ out:
 	if (r == 0 && c.kind == K_POLICY) {
 		(void)snprintf(spol.path, sizeof(spol.path), "%s", name);
 		*pol = spol;
-	}
-	if (r == 0 && c.kind == K_PROFILE) {
-		(void)snprintf(sprof.path, sizeof(sprof.path), "%s", name);
-		*prof = sprof;
-	} else {
-		cordon_profile_free(&sprof);
 	}
 	return r;
 }
@@ -771,10 +631,8 @@ unmapped_owner_untrusted(const char *path, const struct stat *st)
 }
 
 int
-cordon_policy_read_file(const char *path, uid_t owner,
-    enum cordon_policy_kind want, enum cordon_policy_kind *got,
-    struct cordon_policy *pol, struct cordon_profile *prof, char *err,
-    size_t errsz)
+cordon_policy_read_text(const char *path, uid_t owner, char **textp,
+    size_t *lenp, char *err, size_t errsz)
 {
 	struct stat st;
 	const char *why = NULL;
@@ -783,6 +641,8 @@ cordon_policy_read_file(const char *path, uid_t owner,
 	ssize_t n;
 	int fd, r = 0;
 
+	*textp = NULL;
+	*lenp = 0;
 	/* O_NONBLOCK: a FIFO planted at the path must not hang us. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
 	    O_NONBLOCK)) < 0) {
@@ -829,10 +689,13 @@ cordon_policy_read_file(const char *path, uid_t owner,
 		len += (size_t)n;
 	}
 	close(fd);
-	if (r == 0)
-		r = cordon_policy_parse(path, text, len, want, got, pol, prof,
-		    err, errsz);
-	free(text);
+	if (r < 0) {
+		free(text);
+		text = NULL;
+		len = 0;
+	}
+	*textp = text;
+	*lenp = len;
 	return r;
 }
 
@@ -840,14 +703,20 @@ int
 cordon_policy_load(const char *path, struct cordon_policy *pol, char *err,
     size_t errsz)
 {
+	char *text = NULL;
+	size_t len = 0;
 	int r;
 
-	r = cordon_policy_read_file(path, (uid_t)-1, CORDON_KIND_POLICY, NULL,
-	    pol, NULL, err, errsz);
+	/* A system policy only: no profile parser, so [profile] is refused. */
+	r = cordon_policy_read_text(path, (uid_t)-1, &text, &len, err, errsz);
 	if (r == -CORDON_E_NOTFOUND) {
 		cordon_policy_init(pol);
 		return 0;
 	}
+	if (r == 0)
+		r = cordon_policy_parse_with(path, text, len, CORDON_KIND_POLICY,
+		    NULL, pol, NULL, NULL, err, errsz);
+	free(text);
 	return r;
 }
 

@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gc.h"
 #include "helper.h"
 
 #define NOBODY 65534

@@ -7,7 +7,9 @@
  * writer (never by encoding a struct), and must be refused with the
  * documented code and leave the message cleared.  cordon_msg_recv must
  * refuse oversized datagrams and datagrams carrying fds without leaking
- * either, and keep the stream usable afterwards.
+ * either, and keep the stream usable afterwards.  The helper's receive
+ * (cordon_msg_recv_allowed, common/wire_helper.c) refuses a type it does
+ * not expect before decoding its body, and so does the real helper.
  */
 #include "config.h"
 
@@ -19,7 +21,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -2356,6 +2362,219 @@ START_TEST(t_bad_fd)
 }
 END_TEST
 
+/* ---- the helper's receive: the type first ------------------------------ */
+
+/* Every broker -> helper type, as a helper might be asked to read. */
+#define TO_HELPER (CORDON_MSG_BIT(CORDON_MSG_REQUEST) | \
+	CORDON_MSG_BIT(CORDON_MSG_ARG) | CORDON_MSG_BIT(CORDON_MSG_ENV) | \
+	CORDON_MSG_BIT(CORDON_MSG_BIND) | CORDON_MSG_BIT(CORDON_MSG_GO) | \
+	CORDON_MSG_BIT(CORDON_MSG_PROBE))
+
+/*
+ * A type outside the allowed set is refused before its body is read: an
+ * EXIT (helper -> broker) whose body is garbage gets -CORDON_E_PROTO with
+ * the type named and nothing else in the message, not the body's error;
+ * the same for the retired GC with a valid body, an unknown type, and an
+ * ARG where only a REQUEST is wanted.  The allowed type decodes as
+ * cordon_msg_decode does, with the same errors for its body.
+ */
+START_TEST(t_allowed_type_first)
+{
+	static const uint16_t refused[] = { CORDON_MSG_EXIT, CORDON_MSG_GC,
+	    CORDON_MSG_ARG, CORDON_MSG_WORKDIR, 31, 32, 0xffff };
+	struct field f[MAXF];
+	struct cordon_msg m;
+	struct cordon_buf b;
+	size_t k;
+
+	for (k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+		/* A body no decoder would take: a string longer than the frame. */
+		f[0] = fu16(CORDON_WIRE_VERSION);
+		f[1] = fu16(refused[k]);
+		f[2] = fu32(0xffffffffU);
+		f[3] = fend();
+		build(&b, f);
+		memset(&m, 0xa5, sizeof(m));
+		ck_assert_int_eq(cordon_msg_decode_allowed(b.d, b.len,
+		    CORDON_MSG_BIT(CORDON_MSG_REQUEST), &m), -CORDON_E_PROTO);
+		ck_assert_uint_eq(m.type, refused[k]);
+		m.type = 0;
+		assert_cleared(__LINE__, &m);
+		cordon_buf_free(&b);
+	}
+	/* GC with a well-formed body: refused all the same. */
+	valid_fields(CORDON_MSG_GC, f);
+	build(&b, f);
+	ck_assert_int_eq(cordon_msg_decode_allowed(b.d, b.len, TO_HELPER, &m),
+	    -CORDON_E_PROTO);
+	ck_assert_uint_eq(m.type, CORDON_MSG_GC);
+	ck_assert_int_eq(cordon_msg_decode(b.d, b.len, &m), 0);
+	cordon_msg_clear(&m);
+	cordon_buf_free(&b);
+	/* Nothing allowed: even a valid REQUEST. */
+	valid_fields(CORDON_MSG_REQUEST, f);
+	build(&b, f);
+	ck_assert_int_eq(cordon_msg_decode_allowed(b.d, b.len, 0, &m),
+	    -CORDON_E_PROTO);
+	ck_assert_uint_eq(m.type, CORDON_MSG_REQUEST);
+	ck_assert_int_eq(cordon_msg_decode_allowed(b.d, b.len,
+	    CORDON_MSG_BIT(CORDON_MSG_REQUEST), &m), 0);
+	ck_assert_uint_eq(m.type, CORDON_MSG_REQUEST);
+	cordon_msg_clear(&m);
+	/* Allowed, but its body truncated: the body's own error. */
+	memset(&m, 0xa5, sizeof(m));
+	ck_assert_int_eq(cordon_msg_decode_allowed(b.d, b.len - 1,
+	    CORDON_MSG_BIT(CORDON_MSG_REQUEST), &m), -CORDON_E_SHORT);
+	assert_cleared(__LINE__, &m);
+	cordon_buf_free(&b);
+	/* A bad version is that, whatever the type. */
+	valid_fields(CORDON_MSG_ARG, f);
+	f[0] = fu16(CORDON_WIRE_VERSION + 1);
+	build(&b, f);
+	memset(&m, 0xa5, sizeof(m));
+	ck_assert_int_eq(cordon_msg_decode_allowed(b.d, b.len, TO_HELPER, &m),
+	    -CORDON_E_VERSION);
+	assert_cleared(__LINE__, &m);
+	cordon_buf_free(&b);
+}
+END_TEST
+
+/* A frame one byte over the bound: a header of type, then zeros. */
+static uint8_t *
+big_frame(uint16_t type)
+{
+	uint8_t *big = calloc(1, CORDON_WIRE_MAX_FRAME + 1);
+
+	ck_assert_ptr_nonnull(big);
+	big[1] = CORDON_WIRE_VERSION;
+	big[3] = (uint8_t)type;
+	return big;
+}
+
+/* The helper's receive refuses a frame over the bound before reading it. */
+START_TEST(t_allowed_oversized)
+{
+	uint8_t *big = big_frame(CORDON_MSG_ARG);
+	struct cordon_msg got;
+	int sv[2];
+
+	seqpacket_pair(sv);
+	send_raw(sv[0], big, CORDON_WIRE_MAX_FRAME + 1);
+	free(big);
+	send_sample(sv[0], 0);
+	memset(&got, 0xa5, sizeof(got));
+	ck_assert_int_eq(cordon_msg_recv_allowed(sv[1], TO_HELPER, &got),
+	    -CORDON_E_TOOLONG);
+	assert_cleared(__LINE__, &got);
+	/* Consumed: the next one is read, and refused unless wanted. */
+	ck_assert_int_eq(cordon_msg_recv_allowed(sv[1], 0, &got),
+	    -CORDON_E_PROTO);
+	ck_assert_uint_ne(got.type, 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/*
+ * The real helper ($CORDON_HELPER), fd 3 a socketpair, sent one frame
+ * first: it must answer with an ERROR whose text contains want, and then
+ * hang up, having started nothing.
+ */
+static void
+helper_refuses(const void *frame, size_t len, const char *want)
+{
+	const char *helper = getenv("CORDON_HELPER");
+	char *const argv[] = { "cordon-helper", NULL };
+	char *const envp[] = { NULL };
+	struct cordon_msg m;
+	bool error = false;
+	char text[512] = "";
+	int sv[2], status, fd;
+	pid_t pid;
+
+	if (helper == NULL) {
+		fprintf(stderr, "SKIP: CORDON_HELPER is not set\n");
+		return;
+	}
+	seqpacket_pair(sv);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
+		    dup2(sv[1], 3) < 0)
+			_exit(90);
+		execve(helper, argv, envp);
+		_exit(127);
+	}
+	close(sv[1]);
+	send_raw(sv[0], frame, len);
+	while (cordon_msg_recv(sv[0], &m) == 0) {
+		if (m.type == CORDON_MSG_ERROR && !error) {
+			error = true;
+			snprintf(text, sizeof(text), "%s", m.u.error.message);
+		}
+		ck_assert_msg(m.type == CORDON_MSG_ERROR ||
+		    m.type == CORDON_MSG_TEARDOWN, "the helper sent type %u",
+		    m.type);
+		cordon_msg_clear(&m);
+	}
+	close(sv[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(error && strstr(text, want) != NULL,
+	    "want an ERROR with '%s', got '%s'", want, text);
+}
+
+/*
+ * The helper itself: a helper -> broker type with a body no decoder would
+ * take is named as an unexpected type (a helper that decoded first would
+ * report the body instead); GC, retired, is refused the same way and
+ * reclaims nothing; a frame over the bound is refused unread.
+ */
+START_TEST(t_helper_refuses)
+{
+	struct field f[MAXF];
+	struct cordon_buf b;
+	char base[] = "/tmp/cordon-wire-XXXXXX", dead[64], lock[80];
+	struct stat st;
+	uint8_t *big;
+	int fd;
+
+	f[0] = fu16(CORDON_WIRE_VERSION);
+	f[1] = fu16(CORDON_MSG_EXIT);
+	f[2] = fu32(0xffffffffU);
+	f[3] = fend();
+	build(&b, f);
+	helper_refuses(b.d, b.len, "unexpected message type 19");
+	cordon_buf_free(&b);
+
+	/* A dead run's workdir, its lock free: a GC would have taken it. */
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(dead, sizeof(dead), "%s/%s", base, RUN_ID);
+	snprintf(lock, sizeof(lock), "%s/%s.lock", base, RUN_ID);
+	ck_assert_int_eq(mkdir(dead, 0700), 0);
+	ck_assert_int_ge(fd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600),
+	    0);
+	close(fd);
+	f[0] = fu16(CORDON_WIRE_VERSION);
+	f[1] = fu16(CORDON_MSG_GC);
+	f[2] = fstr(base);
+	f[3] = fend();
+	build(&b, f);
+	helper_refuses(b.d, b.len, "unexpected message type 4");
+	cordon_buf_free(&b);
+	ck_assert_int_eq(stat(dead, &st), 0);
+	ck_assert_int_eq(unlink(lock), 0);
+	ck_assert_int_eq(rmdir(dead), 0);
+	ck_assert_int_eq(rmdir(base), 0);
+
+	big = big_frame(CORDON_MSG_REQUEST);
+	helper_refuses(big, CORDON_WIRE_MAX_FRAME + 1,
+	    cordon_strerror(-CORDON_E_TOOLONG));
+	free(big);
+}
+END_TEST
+
 static Suite *
 wire_suite(void)
 {
@@ -2419,6 +2638,13 @@ wire_suite(void)
 	tcase_add_test(tc, t_recv_peer_closed);
 	tcase_add_test(tc, t_send_peer_closed);
 	tcase_add_test(tc, t_bad_fd);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("allowed");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, t_allowed_type_first);
+	tcase_add_test(tc, t_allowed_oversized);
+	tcase_add_test(tc, t_helper_refuses);
 	suite_add_tcase(s, tc);
 
 	return s;

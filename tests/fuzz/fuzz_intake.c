@@ -7,7 +7,9 @@
  * odd byte is dropped).  They are sent as they are into a SOCK_SEQPACKET
  * socketpair, the sending end is closed, and intake_read() reads the
  * request from the other end exactly as the helper does: through
- * cordon_msg_recv(), with the sequence, size, allow-list and path checks
+ * cordon_msg_recv_allowed() (each type checked against the one expected
+ * before its body is decoded; GC, retired, is refused like any other
+ * unexpected type), with the sequence, size, allow-list and path checks
  * of intake.c.  A zero-length datagram reads as EOF, as it does in the
  * helper.  Datagrams that do not fit in the socket's buffer are dropped
  * (the reader then sees EOF early), so one input always runs the same way.
@@ -99,15 +101,11 @@ check_request(const struct request *q)
 	/* PROBE: only the backend asked for, in range; nothing else. */
 	if (q->probe_only) {
 		FUZZ_CHECK(q->workdir_base == NULL && q->argv == NULL &&
-		    q->envp == NULL && !q->gc_only);
+		    q->envp == NULL);
 		FUZZ_CHECK(q->backend < CORDON_BACKEND_MAX_);
 		return;
 	}
 	FUZZ_CHECK(q->workdir_base != NULL && path_clean(q->workdir_base));
-	if (q->gc_only) {
-		FUZZ_CHECK(q->argv == NULL && q->envp == NULL);
-		return;
-	}
 	FUZZ_CHECK(cordon_run_id_valid(q->run_id));
 	FUZZ_CHECK(cordon_limits_check(&q->limits) == 0);
 	FUZZ_CHECK((q->flags & ~CORDON_REQ_FLAGS_ALL) == 0);
