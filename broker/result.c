@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,64 @@ cordon_result_exit_status(const cordon_result *r)
 	default:
 		return 125;
 	}
+}
+
+const char *
+cordon_not_applied_reason(const struct cordon_result *r, int cap, char *buf,
+    size_t bufsz)
+{
+	const char *why = NULL;
+	bool floor = r->backend == CORDON_BACKEND_FLOOR;
+	bool ll = r->backend == CORDON_BACKEND_LANDLOCK;
+
+	if (r->backend == CORDON_BACKEND_AUTO || cap <= 0 ||
+	    cap >= CORDON_CAP_MAX_ || (r->applied & (1U << cap)) != 0)
+		return NULL;
+	switch (cap) {
+	case CORDON_CAP_NETWORK:
+		why = r->network ? "network access was asked for (--network)" :
+		    floor ? "the floor backend has no network isolation" :
+		    ll ? "this kernel's Landlock has no network rules (needs "
+		    "ABI 4)" : NULL;
+		break;
+	case CORDON_CAP_FILESYSTEM:
+		why = floor ? "the floor backend has no file-system isolation" :
+		    ll ? "this kernel's Landlock cannot confine truncate(2) "
+		    "(needs ABI 3)" : NULL;
+		break;
+	case CORDON_CAP_SCOPING:
+		why = floor ? "the floor backend does not scope signals or "
+		    "abstract sockets" : ll ? "this kernel's Landlock cannot "
+		    "scope signals and abstract sockets (needs ABI 6)" : NULL;
+		break;
+	case CORDON_CAP_NPROC:
+		why = r->limits.nproc == 0 ? "no process cap was set (--nproc)" :
+		    NULL;
+		break;
+	case CORDON_CAP_OUTPUT:
+		why = r->limits.output_bytes == 0 ? "no output cap was set "
+		    "(--output-limit)" : NULL;
+		break;
+	case CORDON_CAP_DISK:
+		why = r->limits.disk_bytes == 0 ? "no disk cap was set (--disk)" :
+		    NULL;
+		break;
+	default:
+		break;
+	}
+	if (why != NULL)
+		(void)snprintf(buf, bufsz, "%s", why);
+	else
+		(void)snprintf(buf, bufsz, "the %s backend does not apply it on "
+		    "this host", cordon_backend_name(r->backend));
+	return buf;
+}
+
+const char *
+cordon_result_not_applied(const cordon_result *r, enum cordon_cap_id cap,
+    char *buf, size_t bufsz)
+{
+	return cordon_not_applied_reason(r, (int)cap, buf, bufsz);
 }
 
 static const char *
@@ -150,7 +209,7 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_bool(j, (r->applied & (1U << cap)) != 0);
 	}
 	cordon_json_obj_end(j);
-	/* Each cap or control not applied, and why (gate.c); null: no run. */
+	/* Each cap or control not applied, and why (above); null: no run. */
 	cordon_json_key(j, "not_applied");
 	if (r->backend == CORDON_BACKEND_AUTO) {
 		cordon_json_null(j);
