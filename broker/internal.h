@@ -105,7 +105,7 @@ int cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
 /*
  * The same, after the config's own bounds and its file options: all
  * that is checked before a run is recorded (cordon_config_check, and
- * cordon_run before cordon_run_admitted).
+ * cordon_run before cordon_admitted_run).
  */
 int cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz);
@@ -113,7 +113,7 @@ int cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
  * run.c: cordon_run past the gate, with cordon_admit's eff and require
  * (the CLI admits a run once, before it opens the output files).
  */
-int cordon_run_admitted(const struct cordon_config *eff, uint32_t require,
+int cordon_admitted_run(const struct cordon_config *eff, uint32_t require,
     char *const argv[], cordon_result **result);
 /* result.c: why cap was not applied to a run, in buf; NULL if it was. */
 const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,

@@ -582,7 +582,7 @@ path_or_default(const char *s, int (*def)(char **), char **out)
 }
 
 int
-cordon_run_admitted(const struct cordon_config *cfg, uint32_t require,
+cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
     char *const argv[], cordon_result **result)
 {
 	struct cordon_trace *t = NULL;
@@ -667,7 +667,7 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 	 */
 	if ((r = cordon_admit(cfg, &eff, &require, err, sizeof(err))) < 0)
 		return r;
-	return cordon_run_admitted(&eff, require, argv, result);
+	return cordon_admitted_run(&eff, require, argv, result);
 }
 
 int

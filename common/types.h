@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The cap, backend, outcome and error enums are public API: cordon.h. */
-#include "cordon.h"
+/* The cap, backend, outcome and error ids (public: installed with cordon.h). */
+#include "cordon_ids.h"
 
 /*
  * What a run asks for.  Times in nanoseconds, memory in bytes.  A value of

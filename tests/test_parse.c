@@ -1,6 +1,7 @@
 /*
  * test_parse.c - tests for common/parse.c, the names and bounds in
- * common/types.c, and the environment allow-list in policy/env.c.
+ * common/ids.c and common/types.c, and the environment allow-list in
+ * policy/env.c.
  *
  * Every parser is checked on what it accepts (value exact), on what it
  * refuses (code exact), and that a refusal leaves *out untouched.
@@ -282,7 +283,7 @@ START_TEST(t_count_bad)
 END_TEST
 
 /* ======================================================================== */
-/* names (common/types.c)                                                   */
+/* names (common/ids.c)                                                     */
 /* ======================================================================== */
 
 START_TEST(t_backend_names)

@@ -3,7 +3,9 @@
 # the objects the build made: file A depends on file B when A's object
 # needs (nm: undefined) a symbol that B's object defines.  Prints one
 # line per edge with the symbols behind it, then every cycle; exits 1 if
-# there is a cycle, 2 if an object is missing (build first).
+# there is a cycle, 2 if an object is missing (build first).  It also
+# holds common/ to knowing nothing of the broker: a common/ file that
+# includes a broker/ header is reported like a cycle.
 #
 #   import-graph.sh [BUILDDIR [SRCDIR]]      (make import-graph)
 #
@@ -41,6 +43,19 @@ for src in "$srcdir"/broker/*.c; do
 	"$NM" -g --defined-only "$obj" | awk -v f="$name" \
 	    'NF == 3 { print f, $3 }' >>"$tmp/def"
 	"$NM" -u "$obj" | awk -v f="$name" '{ print f, $NF }' >>"$tmp/undef"
+done
+
+# common/ is below the broker: none of its files includes a broker/ header.
+status=0
+for h in "$srcdir"/broker/*.h; do
+	hn=$(basename "$h")
+	for f in "$srcdir"/common/*.[ch]; do
+		if grep -q "^#include \"$hn\"" "$f"; then
+			echo "common/$(basename "$f") includes broker/$hn:" \
+			    "common/ must not know the broker" >&2
+			status=1
+		fi
+	done
 done
 
 # Edges (caller callee symbol...), then the elementary cycles, each once:
@@ -99,4 +114,5 @@ END {
 	for (i = 1; i <= ncycles; i++)
 		print "  " cycle[i]
 	exit 1
-}' "$tmp/def" "$tmp/undef"
+}' "$tmp/def" "$tmp/undef" || status=1
+exit $status
