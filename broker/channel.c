@@ -80,7 +80,7 @@ cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
 		return -CORDON_E_HELPER;
 	/*
 	 * The payload's output files become the helper's stdout and stderr
-	 * (helper.c passes them on, or pumps into them under an output cap):
+	 * (helper/helper.c passes them on, or pumps into them under an output cap):
 	 * no fd travels over the socket.  Our end is moved above fd 3 first,
 	 * so that neither of those dup2s can land on it.
 	 */

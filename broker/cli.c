@@ -3,7 +3,9 @@
  *
  *   cordon run [options] -- COMMAND [ARG...]
  *   cordon trace list [--limit N] [--json] | show RUN_ID [--json] | export
- *   cordon probe | gc | version | help
+ *   cordon probe [--backend NAME] [--json] | gc
+ *   cordon policy check FILE [--kind policy|profile]
+ *   cordon version | help
  *
  * Exit status follows timeout(1): the payload's status, 128+N for signal
  * N, 124 for a cap hit, 125 when cordon itself failed (including bad

@@ -202,7 +202,7 @@ int
 cordon_config_add_ro_bind(cordon_config *cfg, const char *src,
     const char *dest)
 {
-	/* The helper checks the same again: wire.c, helper/intake.c. */
+	/* The helper checks the same again: common/wire.c, helper/intake.c. */
 	if (!cordon_path_clean(src) ||
 	    !cordon_bind_dest_valid(dest != NULL ? dest : src))
 		return -CORDON_E_INVAL;
@@ -240,24 +240,11 @@ cordon_config_require(cordon_config *cfg, enum cordon_cap_id control)
 	return 0;
 }
 
-/* The index of the entry of list with entry's KEY, or n. */
-static size_t
-find_key(char **list, size_t n, const char *entry)
-{
-	size_t klen = strcspn(entry, "="), i;
-
-	for (i = 0; i < n; i++)
-		if (strncmp(list[i], entry, klen) == 0 &&
-		    (list[i][klen] == '=' || list[i][klen] == '\0'))
-			return i;
-	return n;
-}
-
 /* Adds a copy of s to list, or replaces the entry with the same KEY. */
 static int
 list_put(char ***list, size_t *n, const char *s)
 {
-	size_t i = find_key(*list, *n, s);
+	size_t i = cordon_env_find(*list, *n, s);
 	char **grown, *copy;
 
 	if ((copy = strdup(s)) == NULL)

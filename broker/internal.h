@@ -80,6 +80,7 @@ struct cordon_result {
 	char run_id[CORDON_RUN_ID_LEN + 1];
 };
 
+/* result.c: frees r's strings and zeroes it. */
 void cordon_result_clear(struct cordon_result *r);
 /* Appends the result record's fields to an open JSON object. */
 struct cordon_json;
@@ -103,9 +104,9 @@ uint64_t *cordon_limit_slot(struct cordon_limits *l, int cap);
 int cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz);
 /*
- * The same, after the config's own bounds and its file options: all
- * that is checked before a run is recorded (cordon_config_check, and
- * cordon_run before cordon_admitted_run).
+ * gate.c, too: the gate after the config's own bounds and its file
+ * options, all that is checked before a run is recorded
+ * (cordon_config_check, and cordon_run before cordon_admitted_run).
  */
 int cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz);
@@ -167,7 +168,7 @@ int cordon_select_applied(const cordon_config *cfg,
     enum cordon_backend_id *backend, uint32_t *applied, char *reason,
     size_t reasonsz);
 
-/* 32 hex digits from getrandom(2). */
+/* paths.c, too: 32 hex digits from getrandom(2). */
 int cordon_new_run_id(char id[CORDON_RUN_ID_LEN + 1]);
 int64_t cordon_now_ms(void);
 /* Start time (clock ticks since boot) of pid, or 0 if it does not exist. */

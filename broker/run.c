@@ -1,6 +1,7 @@
 /*
- * run.c - cordon_run(): validate, record, start the helper, follow its
- * events into the result and the trace.
+ * run.c - cordon_run(): admit the request (gate.c), record it, start the
+ * helper (channel.c), follow its events into the result and the trace,
+ * copy files in and out (files.c) at the points the helper holds for it.
  *
  * The order is the contract: the request is validated first (bad input
  * changes nothing), then the run and its "create" event are committed to
@@ -121,13 +122,7 @@ check_argv(char *const argv[], size_t *argc)
 static bool
 env_has(char *const *list, size_t n, const char *entry)
 {
-	size_t klen = strcspn(entry, "="), i;
-
-	for (i = 0; i < n; i++)
-		if (strncmp(list[i], entry, klen) == 0 &&
-		    (list[i][klen] == '=' || list[i][klen] == '\0'))
-			return true;
-	return false;
+	return cordon_env_find(list, n, entry) < n;
 }
 
 /*

@@ -4,6 +4,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "types.h"
@@ -94,4 +97,17 @@ cordon_bind_dest_valid(const char *dest)
 		if (strlen(taken[i]) == n && strncmp(dest + 1, taken[i], n) == 0)
 			return false;
 	return true;
+}
+
+int
+cordon_errf(char *err, size_t errsz, const char *f, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, f);
+	(void)vsnprintf(err, errsz, f, ap);
+	va_end(ap);
+	errno = saved;
+	return -1;
 }

@@ -361,13 +361,7 @@ list_add(struct ctx *c, char ***list, size_t *n, const char *s,
 static bool
 list_has_key(char **list, size_t n, const char *s)
 {
-	size_t klen = strcspn(s, "="), i;
-
-	for (i = 0; i < n; i++)
-		if (strncmp(list[i], s, klen) == 0 &&
-		    (list[i][klen] == '=' || list[i][klen] == '\0'))
-			return true;
-	return false;
+	return cordon_env_find(list, n, s) < n;
 }
 
 /* A number within its cap's hard bounds (types.h). */
