@@ -1161,31 +1161,83 @@ export_one(const struct cordon_result *r, void *arg)
 	return print_json(&j) == 0 ? 0 : -1;
 }
 
+/* trace list [--json]: the latest runs, 20 unless --limit says. */
+static int
+trace_list(struct cordon_trace *t, const struct opts *o, int *rc)
+{
+	struct cordon_json j;
+	int err;
+
+	cordon_json_init(&j);
+	if (o->json)
+		cordon_json_arr_begin(&j);
+	err = cordon_trace_list(t, o->limit == 0 && !o->json ? 20 : o->limit,
+	    list_one, o->json ? &j : NULL);
+	if (o->json) {
+		cordon_json_arr_end(&j);
+		if (err == 0)
+			*rc = print_json(&j);
+	}
+	cordon_json_free(&j);
+	return err;
+}
+
+/* trace show RUN_ID [--json]: one run and its events. */
+static int
+trace_show(struct cordon_trace *t, const char *id, const struct opts *o,
+    int *rc)
+{
+	struct cordon_result r;
+	struct cordon_json j;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	cordon_json_init(&j);
+	err = cordon_trace_get(t, id, &r);
+	if (err == -CORDON_E_NOTFOUND) {
+		fprintf(stderr, "cordon: no run %s in the trace\n", id);
+		*rc = EXIT_SANDBOX;
+		err = 0;
+	} else if (err == 0 && o->json) {
+		if ((err = run_json(t, &r, &j)) == 0)
+			*rc = print_json(&j);
+	} else if (err == 0) {
+		err = show_text(t, &r);
+	}
+	cordon_result_clear(&r);
+	cordon_json_free(&j);
+	return err;
+}
+
+/* cordon trace list | show RUN_ID | export: reads, never writes. */
 static int
 cmd_trace(int argc, char **argv, cordon_config *cfg)
 {
+	static const struct {
+		const char *name, *allowed;
+	} subs[] = {
+		{ "list", ALLOW_TRACE_LIST },
+		{ "show", ALLOW_TRACE_SHOW },
+		{ "export", ALLOW_TRACE_EXPORT },
+	};
 	struct opts o = OPTS_INIT;
 	struct cordon_trace *t = NULL;
-	struct cordon_result r;
-	struct cordon_json j;
+	char cmd[32];
 	const char *sub;
+	size_t k;
 	int i, rc = 0, err;
 
 	if (argc < 2)
 		usage_error("trace: expected list, show RUN_ID or export");
 	sub = argv[1];
-	argc--;
-	argv++;
-	if (strcmp(sub, "list") == 0)
-		i = parse_opts(argc, argv, cfg, &o, "trace list", ALLOW_TRACE_LIST);
-	else if (strcmp(sub, "show") == 0)
-		i = parse_opts(argc, argv, cfg, &o, "trace show", ALLOW_TRACE_SHOW);
-	else if (strcmp(sub, "export") == 0)
-		i = parse_opts(argc, argv, cfg, &o, "trace export",
-		    ALLOW_TRACE_EXPORT);
-	else
+	for (k = 0; k < sizeof(subs) / sizeof(subs[0]) &&
+	    strcmp(sub, subs[k].name) != 0; k++)
+		;
+	if (k == sizeof(subs) / sizeof(subs[0]))
 		usage_error("trace: unknown subcommand '%s' (list, show, export)",
 		    sub);
+	(void)snprintf(cmd, sizeof(cmd), "trace %s", sub);
+	i = parse_opts(argc - 1, argv + 1, cfg, &o, cmd, subs[k].allowed) + 1;
 	if (strcmp(sub, "show") == 0 ? i != argc - 1 : i != argc)
 		usage_error("trace %s: unexpected arguments", sub);
 	if (strcmp(sub, "show") == 0 && !cordon_run_id_valid(argv[i]))
@@ -1193,36 +1245,12 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 		    argv[i]);
 	if (open_trace(cfg, &t) < 0)
 		return EXIT_SANDBOX;
-
-	cordon_json_init(&j);
-	if (strcmp(sub, "list") == 0) {
-		if (o.json)
-			cordon_json_arr_begin(&j);
-		err = cordon_trace_list(t, o.limit == 0 && !o.json ? 20 : o.limit,
-		    list_one, o.json ? &j : NULL);
-		if (o.json) {
-			cordon_json_arr_end(&j);
-			if (err == 0)
-				rc = print_json(&j);
-		}
-	} else if (strcmp(sub, "export") == 0) {
+	if (strcmp(sub, "list") == 0)
+		err = trace_list(t, &o, &rc);
+	else if (strcmp(sub, "export") == 0)
 		err = cordon_trace_list(t, 0, export_one, t);
-	} else {
-		memset(&r, 0, sizeof(r));
-		err = cordon_trace_get(t, argv[i], &r);
-		if (err == -CORDON_E_NOTFOUND) {
-			fprintf(stderr, "cordon: no run %s in the trace\n", argv[i]);
-			rc = EXIT_SANDBOX;
-			err = 0;
-		} else if (err == 0 && o.json) {
-			if ((err = run_json(t, &r, &j)) == 0)
-				rc = print_json(&j);
-		} else if (err == 0) {
-			err = show_text(t, &r);
-		}
-		cordon_result_clear(&r);
-	}
-	cordon_json_free(&j);
+	else
+		err = trace_show(t, argv[i], &o, &rc);
 	if (err < 0) {
 		fprintf(stderr, "cordon: reading the trace failed: %s\n",
 		    cordon_strerror(err));

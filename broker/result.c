@@ -139,13 +139,21 @@ name_or_null(const char *(*name)(int), int v)
 	return v == 0 ? NULL : name(v);
 }
 
-void
-cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
+/* KEY: v, or null when v is 0 (no cap set). */
+static void
+key_u64_or_null(struct cordon_json *j, const char *key, uint64_t v)
 {
-	char why[256];
-	size_t i;
-	int cap;
+	cordon_json_key(j, key);
+	if (v != 0)
+		cordon_json_u64(j, v);
+	else
+		cordon_json_null(j);
+}
 
+/* How the run ended and what it used. */
+static void
+json_outcome(const struct cordon_result *r, struct cordon_json *j)
+{
 	cordon_json_key(j, "run_id");
 	cordon_json_str(j, r->run_id);
 	cordon_json_key(j, "backend");
@@ -172,7 +180,12 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 	cordon_json_double(j, (double)r->wall_ns / 1e9);
 	cordon_json_key(j, "max_rss_bytes");
 	cordon_json_u64(j, r->max_rss);
+}
 
+/* "limits": what was asked. */
+static void
+json_limits(const struct cordon_result *r, struct cordon_json *j)
+{
 	cordon_json_key(j, "limits");
 	cordon_json_obj_begin(j);
 	cordon_json_key(j, "cpu_seconds");
@@ -183,24 +196,24 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 	cordon_json_u64(j, r->limits.memory_bytes);
 	cordon_json_key(j, "nofile");
 	cordon_json_u64(j, r->limits.nofile);
-	cordon_json_key(j, "processes");
-	if (r->limits.nproc != 0)
-		cordon_json_u64(j, r->limits.nproc);
-	else
-		cordon_json_null(j);
+	key_u64_or_null(j, "processes", r->limits.nproc);
 	cordon_json_key(j, "network");
 	cordon_json_bool(j, r->network);
-	cordon_json_key(j, "output_bytes");
-	if (r->limits.output_bytes != 0)
-		cordon_json_u64(j, r->limits.output_bytes);
-	else
-		cordon_json_null(j);
-	cordon_json_key(j, "disk_bytes");
-	if (r->limits.disk_bytes != 0)
-		cordon_json_u64(j, r->limits.disk_bytes);
-	else
-		cordon_json_null(j);
+	key_u64_or_null(j, "output_bytes", r->limits.output_bytes);
+	key_u64_or_null(j, "disk_bytes", r->limits.disk_bytes);
 	cordon_json_obj_end(j);
+}
+
+/*
+ * "applied", "not_applied" (each cap or control not applied, and why;
+ * null: nothing ran) and "enforcement" (who enforces each applied
+ * resource cap: the kernel or our monitor).
+ */
+static void
+json_applied(const struct cordon_result *r, struct cordon_json *j)
+{
+	char why[256];
+	int cap, i;
 
 	cordon_json_key(j, "applied");
 	cordon_json_obj_begin(j);
@@ -209,7 +222,6 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_bool(j, (r->applied & (1U << cap)) != 0);
 	}
 	cordon_json_obj_end(j);
-	/* Each cap or control not applied, and why (above); null: no run. */
 	cordon_json_key(j, "not_applied");
 	if (r->backend == CORDON_BACKEND_AUTO) {
 		cordon_json_null(j);
@@ -223,8 +235,6 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 			}
 		cordon_json_obj_end(j);
 	}
-
-	/* Who enforces each applied resource cap: the kernel or our monitor. */
 	cordon_json_key(j, "enforcement");
 	cordon_json_obj_begin(j);
 	for (i = 0; i < 2; i++) {
@@ -235,6 +245,13 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		    "monitor");
 	}
 	cordon_json_obj_end(j);
+}
+
+/* The teardown, the error, and who ran what, where and when. */
+static void
+json_record(const struct cordon_result *r, struct cordon_json *j)
+{
+	size_t i;
 
 	cordon_json_key(j, "workdir_removed");
 	if (r->workdir_removed < 0)
@@ -243,7 +260,6 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_bool(j, r->workdir_removed == 1);
 	cordon_json_key(j, "error");
 	cordon_json_str(j, r->error);
-
 	cordon_json_key(j, "argv");
 	cordon_json_arr_begin(j);
 	for (i = 0; i < r->argc; i++)
@@ -264,6 +280,16 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_i64(j, r->ended_ms);
 	else
 		cordon_json_null(j);
+}
+
+/* The record's fields, always in this order. */
+void
+cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
+{
+	json_outcome(r, j);
+	json_limits(r, j);
+	json_applied(r, j);
+	json_record(r, j);
 }
 
 int
