@@ -396,20 +396,84 @@ files_out(const cordon_config *cfg, int wdfd, struct cordon_result *r,
 	    cfg->ncopy_out));
 }
 
+/*
+ * The deadline passed with nothing from the helper, probably stopped
+ * (SIGSTOP from the payload): the first time it is let run again, and it
+ * ends the run itself - the wall cap is long past; the second time it is
+ * stuck, and killed (recover() reclaims its workdir).  True once killed.
+ */
+static bool
+watchdog(pid_t helper, struct cordon_result *r, struct pending *p,
+    int64_t *deadline_ms, bool *continued)
+{
+	if (!*continued) {
+		(void)kill(helper, SIGCONT);
+		*continued = true;
+		*deadline_ms = mono_ms() + HELPER_CONT_GRACE_MS;
+		pending_add(p, "error", strdup("the helper had not ended the run "
+		    "by the wall cap plus a grace period; sent SIGCONT"));
+		return false;
+	}
+	(void)kill(helper, SIGKILL);
+	r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+	set_error(r, "the helper did not end the run in time and was killed");
+	return true;
+}
+
+/*
+ * One message from the helper: the workdir to copy into (then GO), or an
+ * event, with the copy-out after EXIT (then GO).  True once following
+ * ends: the run is over, or the channel is broken or closed.
+ */
+static bool
+on_message(struct cordon_trace *t, struct cordon_result *r,
+    struct pending *p, int sock, const cordon_config *cfg, const char *base,
+    int *wdfd)
+{
+	struct cordon_msg go = { .type = CORDON_MSG_GO };
+	struct cordon_msg m;
+	bool over = false;
+	int err;
+
+	if ((err = cordon_msg_recv(sock, &m)) < 0) {
+		if (err != -CORDON_E_EOF)
+			pending_add(p, "error", xfmt("malformed message from the "
+			    "helper: %s", cordon_strerror(err)));
+		/* recover() says why, once the helper's status is known. */
+		if (r->outcome == 0 || err != -CORDON_E_EOF)
+			r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+		if (err != -CORDON_E_EOF)
+			set_error(r, "malformed message from the helper");
+		return true;
+	}
+	if (m.type == CORDON_MSG_WORKDIR && *wdfd < 0) {
+		/* A failed copy-in: EOF makes the helper tear down. */
+		if ((*wdfd = files_in(cfg, base, r, p, m.u.str)) < 0)
+			(void)shutdown(sock, SHUT_WR);
+		else
+			(void)cordon_msg_send(sock, &go);
+	} else {
+		over = apply_event(t, r, p, &m);
+	}
+	if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
+		files_out(cfg, *wdfd, r, p);
+		(void)cordon_msg_send(sock, &go);
+	}
+	cordon_msg_clear(&m);
+	return over;
+}
+
 /* Follows the helper until TEARDOWN, EOF, a protocol error or deadline_ms. */
 static void
 follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
     int sock, pid_t helper, const cordon_config *cfg, const char *base,
     int64_t deadline_ms)
 {
-	struct cordon_msg go = { .type = CORDON_MSG_GO };
 	int cancel_fd = cfg->cancel_fd, wdfd = -1;
-	int64_t t0;
 	struct pollfd pfd[2];
-	struct cordon_msg m;
 	bool cancelled = false, continued = false, over = false;
-	int64_t left;
-	int err, n;
+	int64_t left, t0;
+	int n;
 
 	pfd[0].fd = sock;
 	pfd[0].events = POLLIN;
@@ -426,29 +490,11 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 			if (errno == EINTR)
 				continue;
 			set_error(r, "poll failed while following the helper");
-			goto out;
-		}
-		if (n == 0 && mono_ms() >= deadline_ms && !continued) {
-			/*
-			 * Probably stopped (SIGSTOP from the payload): let it
-			 * run again, and it ends the run itself - the wall cap
-			 * is long past.
-			 */
-			(void)kill(helper, SIGCONT);
-			continued = true;
-			deadline_ms = mono_ms() + HELPER_CONT_GRACE_MS;
-			pending_add(p, "error", strdup("the helper had not ended "
-			    "the run by the wall cap plus a grace period; sent "
-			    "SIGCONT"));
-			continue;
+			break;
 		}
 		if (n == 0 && mono_ms() >= deadline_ms) {
-			/* Stuck: kill it; recover() reclaims its workdir. */
-			(void)kill(helper, SIGKILL);
-			r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-			set_error(r, "the helper did not end the run in time and "
-			    "was killed");
-			goto out;
+			over = watchdog(helper, r, p, &deadline_ms, &continued);
+			continue;
 		}
 		if (pfd[1].revents != 0) {
 			/* The helper ends the run and reports it as interrupted. */
@@ -457,36 +503,11 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 		}
 		if (pfd[0].revents == 0)
 			continue;
-		if ((err = cordon_msg_recv(sock, &m)) < 0) {
-			if (err != -CORDON_E_EOF)
-				pending_add(p, "error", xfmt("malformed message "
-				    "from the helper: %s", cordon_strerror(err)));
-			/* recover() says why, once the helper's status is known. */
-			if (r->outcome == 0 || err != -CORDON_E_EOF)
-				r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-			if (err != -CORDON_E_EOF)
-				set_error(r, "malformed message from the helper");
-			goto out;
-		}
 		t0 = mono_ms();
-		if (m.type == CORDON_MSG_WORKDIR && wdfd < 0) {
-			/* A failed copy-in: EOF makes the helper tear down. */
-			if ((wdfd = files_in(cfg, base, r, p, m.u.str)) < 0)
-				(void)shutdown(sock, SHUT_WR);
-			else
-				(void)cordon_msg_send(sock, &go);
-		} else {
-			over = apply_event(t, r, p, &m);
-		}
-		if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
-			files_out(cfg, wdfd, r, p);
-			(void)cordon_msg_send(sock, &go);
-		}
+		over = on_message(t, r, p, sock, cfg, base, &wdfd);
 		/* Copying is not the helper's time: the watchdog waits longer. */
 		deadline_ms += mono_ms() - t0;
-		cordon_msg_clear(&m);
 	}
-out:
 	if (wdfd >= 0)
 		close(wdfd);
 }
