@@ -111,10 +111,11 @@ int cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
 int cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz);
 /*
- * run.c: cordon_run past the gate, with cordon_admit's eff and require
- * (the CLI admits a run once, before it opens the output files).
+ * run.c: cordon_run past the gate, cfg and require being cordon_admit's
+ * eff and require (the CLI admits a run once, before it opens the
+ * output files).
  */
-int cordon_admitted_run(const struct cordon_config *eff, uint32_t require,
+int cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
     char *const argv[], cordon_result **result);
 /* result.c: why cap was not applied to a run, in buf; NULL if it was. */
 const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
