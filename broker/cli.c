@@ -3,7 +3,9 @@
  *
  *   cordon run [options] -- COMMAND [ARG...]
  *   cordon trace list [--limit N] [--json] | show RUN_ID [--json] | export
- *   cordon probe | gc | version | help
+ *   cordon probe [--backend NAME] [--json] | gc
+ *   cordon policy check FILE [--kind policy|profile]
+ *   cordon version | help
  *
  * Exit status follows timeout(1): the payload's status, 128+N for signal
  * N, 124 for a cap hit, 125 when cordon itself failed (including bad
@@ -190,8 +192,18 @@ struct opts {
 	const char *out_path, *err_path;   /* --stdout, --stderr */
 	int json_fd;                       /* --json-fd, or -1 */
 	const char *result_path;           /* --result */
+	/*
+	 * run: the options that set the config, as given, kept by the one
+	 * pass over argv and applied once, over the profile (apply_opts).
+	 * NULL: applied as they are read.
+	 */
+	struct setting {
+		int c;
+		const char *arg;
+	} *set;
+	size_t nset;
 };
-#define OPTS_INIT { false, 0, NULL, NULL, -1, NULL }
+#define OPTS_INIT { false, 0, NULL, NULL, -1, NULL, NULL, 0 }
 
 /*
  * SRC[:DEST], split at the first ':' (so SRC cannot hold one; the library
@@ -279,12 +291,81 @@ set_policy_opt(cordon_config *cfg, int c, const char *arg)
 }
 
 
+/* Whether option c sets the config (apply_opt), rather than the output. */
+static bool
+config_opt(int c)
+{
+	switch (c) {
+	case OPT_JSON: case OPT_LIMIT: case OPT_STDOUT: case OPT_STDERR:
+	case OPT_PROFILE: case OPT_KIND: case OPT_JSON_FD: case OPT_RESULT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Sets what option c says in cfg; a value it refuses is a usage error. */
+static void
+apply_opt(cordon_config *cfg, int c, const char *arg)
+{
+	uint64_t n = 0;
+	int b;
+
+	switch (c) {
+	case OPT_CPU: set_limit(cfg, CORDON_CAP_CPU, "--cpu", arg); break;
+	case OPT_WALL: set_limit(cfg, CORDON_CAP_WALL, "--wall", arg); break;
+	case OPT_MEMORY: set_limit(cfg, CORDON_CAP_MEMORY, "--memory", arg); break;
+	case OPT_NOFILE: set_limit(cfg, CORDON_CAP_NOFILE, "--nofile", arg); break;
+	case OPT_NPROC: set_limit(cfg, CORDON_CAP_NPROC, "--nproc", arg); break;
+	case OPT_NETWORK: cordon_config_set_network(cfg, true); break;
+	case OPT_BACKEND:
+		if ((b = cordon_backend_from_name(arg)) < 0)
+			usage_error("--backend: unknown backend '%s' (auto, "
+			    "linux-ns, landlock, floor)", arg);
+		(void)cordon_config_set_backend(cfg, (enum cordon_backend_id)b);
+		break;
+	case OPT_TRACE:
+		set_path(cordon_config_set_trace_path, cfg, "--trace", arg);
+		break;
+	case OPT_WORKDIR_BASE:
+		set_path(cordon_config_set_workdir_base, cfg, "--workdir-base",
+		    arg);
+		break;
+	case OPT_COPY_IN: add_files(cfg, 0, "--copy-in", arg); break;
+	case OPT_COPY_OUT: add_files(cfg, 1, "--copy-out", arg); break;
+	case OPT_RO_BIND: add_files(cfg, 2, "--ro-bind", arg); break;
+	case OPT_COPY_OUT_LIMIT:
+		if (cordon_parse_size(arg, &n) < 0 ||
+		    cordon_config_set_copy_out_limit(cfg, n) < 0)
+			usage_error("--copy-out-limit: '%s' is not a size "
+			    "(e.g. 100M, 2G)", arg);
+		break;
+	case OPT_OUTPUT_LIMIT:
+		set_limit(cfg, CORDON_CAP_OUTPUT, "--output-limit", arg);
+		break;
+	case OPT_DISK: set_limit(cfg, CORDON_CAP_DISK, "--disk", arg); break;
+	default:
+		set_policy_opt(cfg, c, arg);
+		break;
+	}
+}
+
+/* run: the options kept by parse_opts, in the order given. */
+static void
+apply_opts(cordon_config *cfg, const struct opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nset; i++)
+		apply_opt(cfg, o->set[i].c, o->set[i].arg);
+}
+
 static int
 parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
     const char *cmd, const char *allowed)
 {
 	uint64_t n = 0;
-	int c, b;
+	int c;
 
 	opterr = 0;
 	optind = 1;
@@ -304,48 +385,21 @@ parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
 		if (strchr(allowed, c - OPT_CPU + 'a') == NULL)
 			usage_error("%s: option '--%s' does not apply here", cmd,
 			    long_opts[c - OPT_CPU].name);
+		if (config_opt(c) && o->set != NULL) {
+			o->set[o->nset].c = c;
+			o->set[o->nset++].arg = optarg;
+			continue;
+		}
 		switch (c) {
-		case OPT_CPU: set_limit(cfg, CORDON_CAP_CPU, "--cpu", optarg); break;
-		case OPT_WALL: set_limit(cfg, CORDON_CAP_WALL, "--wall", optarg); break;
-		case OPT_MEMORY: set_limit(cfg, CORDON_CAP_MEMORY, "--memory", optarg); break;
-		case OPT_NOFILE: set_limit(cfg, CORDON_CAP_NOFILE, "--nofile", optarg); break;
-		case OPT_NPROC: set_limit(cfg, CORDON_CAP_NPROC, "--nproc", optarg); break;
-		case OPT_NETWORK: cordon_config_set_network(cfg, true); break;
-		case OPT_BACKEND:
-			if ((b = cordon_backend_from_name(optarg)) < 0)
-				usage_error("--backend: unknown backend '%s' (auto, "
-				    "linux-ns, landlock, floor)", optarg);
-			(void)cordon_config_set_backend(cfg, (enum cordon_backend_id)b);
-			break;
 		case OPT_JSON: o->json = true; break;
-		case OPT_TRACE:
-			set_path(cordon_config_set_trace_path, cfg, "--trace", optarg);
-			break;
-		case OPT_WORKDIR_BASE:
-			set_path(cordon_config_set_workdir_base, cfg,
-			    "--workdir-base", optarg);
-			break;
 		case OPT_LIMIT:
 			if (cordon_parse_count(optarg, &n) < 0 || n > 1000000000)
 				usage_error("--limit: '%s' is not a whole number",
 				    optarg);
 			o->limit = (unsigned)n;
 			break;
-		case OPT_COPY_IN: add_files(cfg, 0, "--copy-in", optarg); break;
-		case OPT_COPY_OUT: add_files(cfg, 1, "--copy-out", optarg); break;
-		case OPT_RO_BIND: add_files(cfg, 2, "--ro-bind", optarg); break;
-		case OPT_COPY_OUT_LIMIT:
-			if (cordon_parse_size(optarg, &n) < 0 ||
-			    cordon_config_set_copy_out_limit(cfg, n) < 0)
-				usage_error("--copy-out-limit: '%s' is not a size "
-				    "(e.g. 100M, 2G)", optarg);
-			break;
 		case OPT_STDOUT: o->out_path = optarg; break;
 		case OPT_STDERR: o->err_path = optarg; break;
-		case OPT_OUTPUT_LIMIT:
-			set_limit(cfg, CORDON_CAP_OUTPUT, "--output-limit", optarg);
-			break;
-		case OPT_DISK: set_limit(cfg, CORDON_CAP_DISK, "--disk", optarg); break;
 		case OPT_PROFILE:
 			if (!cordon_profile_name_valid(optarg))
 				usage_error("--profile: '%s' is not a profile name "
@@ -373,7 +427,7 @@ parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
 			o->result_path = optarg;
 			break;
 		default:
-			set_policy_opt(cfg, c, optarg);
+			apply_opt(cfg, c, optarg);
 			break;
 		}
 	}
@@ -481,7 +535,7 @@ static const char *const stdio_name[] = { "stdin", "stdout", "stderr" };
 /*
  * N must be open for writing and not 0-2, which the payload inherits and
  * writes to.  It is made close-on-exec, and the helper is started with
- * nothing but fds 0-2 and its socket (run.c), so the payload never has N.
+ * nothing but fds 0-2 and its socket (channel.c), so the payload never has N.
  */
 static void
 check_json_fd(int fd)
@@ -662,59 +716,60 @@ record_dest_close(struct record_dest *d)
 	d->name = NULL;
 }
 
+/*
+ * run's options, read once: precedence is defaults < profile (system,
+ * then user) < flags, so the flags that set the config are kept while
+ * argv is read and applied after the profile.  Returns COMMAND's index
+ * in argv, or -1 (said on stderr) when the profile cannot be applied.
+ */
 static int
-cmd_run(int argc, char **argv, cordon_config *cfg)
+run_config(int argc, char **argv, cordon_config *cfg, struct opts *o)
 {
-	struct opts o = OPTS_INIT;
-	struct record_dest rd;
-	struct sigaction sa;
-	cordon_result *res = NULL;
-	cordon_config *scratch;
-	const char *err;
-	char lim[32], *json = NULL, perr[CORDON_MAX_TEXT_LEN] = "";
-	int i, r, status;
+	char perr[CORDON_MAX_TEXT_LEN] = "";
+	int i;
 
-	/*
-	 * Precedence: defaults < profile (system, then user) < flags.  The
-	 * first pass only checks the flags and finds the profile; the
-	 * profile goes in first, then the flags again over it.
-	 */
-	if ((scratch = cordon_config_new()) == NULL) {
+	/* Each option takes one argv entry at least. */
+	if ((o->set = calloc((size_t)argc, sizeof(*o->set))) == NULL) {
 		fprintf(stderr, "cordon: out of memory\n");
-		return EXIT_SANDBOX;
+		return -1;
 	}
-	i = parse_opts(argc, argv, scratch, &o, "run", ALLOW_RUN);
-	cordon_config_free(scratch);
+	i = parse_opts(argc, argv, cfg, o, "run", ALLOW_RUN);
+	/* Without a profile, a bad value is said before a missing command. */
+	if (opt_profile == NULL)
+		apply_opts(cfg, o);
 	if (i >= argc)
 		usage_error("run: no command given (cordon run [options] -- "
 		    "COMMAND [ARG...])");
-	if (opt_profile != NULL &&
-	    cordon_config_load_profile(cfg, opt_profile, perr, sizeof(perr)) < 0) {
-		fprintf(stderr, "cordon: nothing was run: %s\n", perr);
-		return EXIT_SANDBOX;
+	if (opt_profile != NULL) {
+		if (cordon_config_load_profile(cfg, opt_profile, perr,
+		    sizeof(perr)) < 0) {
+			fprintf(stderr, "cordon: nothing was run: %s\n", perr);
+			i = -1;
+		} else {
+			apply_opts(cfg, o);
+		}
 	}
-	i = parse_opts(argc, argv, cfg, &o, "run", ALLOW_RUN);
-	record_dest_open(&o, &rd);
-	/* The system policy and --require: refused before anything starts. */
-	if ((r = cordon_config_check(cfg, perr, sizeof(perr))) < 0) {
-		fprintf(stderr, "cordon: nothing was run: %s\n", perr[0] != '\0' ?
-		    perr : cordon_strerror(r));
-		record_dest_close(&rd);
-		return EXIT_SANDBOX;
-	}
-	open_output(cfg, o.out_path, o.err_path);
+	free(o->set);
+	o->set = NULL;
+	o->nset = 0;
+	return i;
+}
 
-	/*
-	 * Not dumpable while the run lasts: on the floor the payload has our
-	 * uid and could otherwise ptrace us or reach the trace through
-	 * /proc/PID/fd.
-	 */
+/*
+ * Not dumpable while the run lasts: on the floor the payload has our uid
+ * and could otherwise ptrace us or reach the trace through /proc/PID/fd.
+ * Signals cancel the run through the library (cfg's cancel fd), so the
+ * trace is whole.
+ */
+static int
+guard_run(cordon_config *cfg)
+{
+	struct sigaction sa;
+
 	(void)prctl(PR_SET_DUMPABLE, 0);
-	/* Signals cancel the run through the library, so the trace is whole. */
 	if (pipe2(cancel_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		fprintf(stderr, "cordon: pipe: %s\n", strerror(errno));
-		record_dest_close(&rd);
-		return EXIT_SANDBOX;
+		return -1;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -723,16 +778,16 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)sigaction(SIGHUP, &sa, NULL);
 	cordon_config_set_cancel_fd(cfg, cancel_pipe[0]);
+	return 0;
+}
 
-	if ((r = cordon_run(cfg, argv + i, &res)) < 0) {
-		fprintf(stderr, "cordon: nothing was run: %s\n",
-		    r == -CORDON_E_TRACE ? "the run could not be recorded in "
-		    "the trace database" : cordon_strerror(r));
-		record_dest_close(&rd);
-		return EXIT_SANDBOX;
-	}
-	status = cordon_result_exit_status(res);
-	err = cordon_result_error(res);
+/* What the run's result means for the invoker, on stderr. */
+static void
+say_outcome(const cordon_config *cfg, const cordon_result *res)
+{
+	const char *err = cordon_result_error(res);
+	char lim[32];
+
 	/* A weaker boundary than auto hoped for is said, not hidden. */
 	if (cfg->backend == CORDON_BACKEND_AUTO &&
 	    cordon_result_backend(res) == CORDON_BACKEND_FLOOR)
@@ -763,24 +818,75 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 			fprintf(stderr, "cordon: %s\n", err);
 		break;
 	}
+}
+
+/* --json, --json-fd, --result: the record; status, or 125 if it failed. */
+static int
+emit_record(const struct opts *o, struct record_dest *rd,
+    const cordon_result *res, int status)
+{
+	char *json = NULL;
+
 	/*
 	 * Nothing is spawned from here on, so ignoring SIGPIPE reaches no
 	 * payload: a reader gone from --json-fd or stdout is an error (125),
 	 * not a silent kill.
 	 */
 	(void)signal(SIGPIPE, SIG_IGN);
-	if (o.json || rd.fd >= 0 || rd.dirfd >= 0) {
-		if (cordon_result_json(res, &json) < 0) {
-			fprintf(stderr, "cordon: cannot format the result\n");
-			status = EXIT_SANDBOX;
-		} else {
-			if (record_dest_write(&rd, json) != 0)
-				status = EXIT_SANDBOX;
-			if (o.json)
-				printf("%s\n", json);
-			free(json);
-		}
+	if (!o->json && rd->fd < 0 && rd->dirfd < 0)
+		return status;
+	if (cordon_result_json(res, &json) < 0) {
+		fprintf(stderr, "cordon: cannot format the result\n");
+		return EXIT_SANDBOX;
 	}
+	if (record_dest_write(rd, json) != 0)
+		status = EXIT_SANDBOX;
+	if (o->json)
+		printf("%s\n", json);
+	free(json);
+	return status;
+}
+
+/*
+ * cordon run: the options once, the gate once (before --stdout, --stderr
+ * or anything else is created), then the run on the effective request.
+ */
+static int
+cmd_run(int argc, char **argv, cordon_config *cfg)
+{
+	struct opts o = OPTS_INIT;
+	struct record_dest rd;
+	struct cordon_config eff;
+	cordon_result *res = NULL;
+	char perr[CORDON_MAX_TEXT_LEN] = "";
+	uint32_t require = 0;
+	int i, r, status;
+
+	if ((i = run_config(argc, argv, cfg, &o)) < 0)
+		return EXIT_SANDBOX;
+	record_dest_open(&o, &rd);
+	/* The system policy and --require: refused before anything starts. */
+	if ((r = cordon_admit(cfg, &eff, &require, perr, sizeof(perr))) < 0) {
+		fprintf(stderr, "cordon: nothing was run: %s\n", perr[0] != '\0' ?
+		    perr : cordon_strerror(r));
+		record_dest_close(&rd);
+		return EXIT_SANDBOX;
+	}
+	/* eff is cfg with the ceilings applied; both name the same files. */
+	open_output(&eff, o.out_path, o.err_path);
+	if (guard_run(&eff) < 0) {
+		record_dest_close(&rd);
+		return EXIT_SANDBOX;
+	}
+	if ((r = cordon_admitted_run(&eff, require, argv + i, &res)) < 0) {
+		fprintf(stderr, "cordon: nothing was run: %s\n",
+		    r == -CORDON_E_TRACE ? "the run could not be recorded in "
+		    "the trace database" : cordon_strerror(r));
+		record_dest_close(&rd);
+		return EXIT_SANDBOX;
+	}
+	say_outcome(cfg, res);
+	status = emit_record(&o, &rd, res, cordon_result_exit_status(res));
 	record_dest_close(&rd);
 	cordon_result_free(res);
 	if (fflush(stdout) != 0)
@@ -1055,31 +1161,83 @@ export_one(const struct cordon_result *r, void *arg)
 	return print_json(&j) == 0 ? 0 : -1;
 }
 
+/* trace list [--json]: the latest runs, 20 unless --limit says. */
+static int
+trace_list(struct cordon_trace *t, const struct opts *o, int *rc)
+{
+	struct cordon_json j;
+	int err;
+
+	cordon_json_init(&j);
+	if (o->json)
+		cordon_json_arr_begin(&j);
+	err = cordon_trace_list(t, o->limit == 0 && !o->json ? 20 : o->limit,
+	    list_one, o->json ? &j : NULL);
+	if (o->json) {
+		cordon_json_arr_end(&j);
+		if (err == 0)
+			*rc = print_json(&j);
+	}
+	cordon_json_free(&j);
+	return err;
+}
+
+/* trace show RUN_ID [--json]: one run and its events. */
+static int
+trace_show(struct cordon_trace *t, const char *id, const struct opts *o,
+    int *rc)
+{
+	struct cordon_result r;
+	struct cordon_json j;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	cordon_json_init(&j);
+	err = cordon_trace_get(t, id, &r);
+	if (err == -CORDON_E_NOTFOUND) {
+		fprintf(stderr, "cordon: no run %s in the trace\n", id);
+		*rc = EXIT_SANDBOX;
+		err = 0;
+	} else if (err == 0 && o->json) {
+		if ((err = run_json(t, &r, &j)) == 0)
+			*rc = print_json(&j);
+	} else if (err == 0) {
+		err = show_text(t, &r);
+	}
+	cordon_result_clear(&r);
+	cordon_json_free(&j);
+	return err;
+}
+
+/* cordon trace list | show RUN_ID | export: reads, never writes. */
 static int
 cmd_trace(int argc, char **argv, cordon_config *cfg)
 {
+	static const struct {
+		const char *name, *allowed;
+	} subs[] = {
+		{ "list", ALLOW_TRACE_LIST },
+		{ "show", ALLOW_TRACE_SHOW },
+		{ "export", ALLOW_TRACE_EXPORT },
+	};
 	struct opts o = OPTS_INIT;
 	struct cordon_trace *t = NULL;
-	struct cordon_result r;
-	struct cordon_json j;
+	char cmd[32];
 	const char *sub;
+	size_t k;
 	int i, rc = 0, err;
 
 	if (argc < 2)
 		usage_error("trace: expected list, show RUN_ID or export");
 	sub = argv[1];
-	argc--;
-	argv++;
-	if (strcmp(sub, "list") == 0)
-		i = parse_opts(argc, argv, cfg, &o, "trace list", ALLOW_TRACE_LIST);
-	else if (strcmp(sub, "show") == 0)
-		i = parse_opts(argc, argv, cfg, &o, "trace show", ALLOW_TRACE_SHOW);
-	else if (strcmp(sub, "export") == 0)
-		i = parse_opts(argc, argv, cfg, &o, "trace export",
-		    ALLOW_TRACE_EXPORT);
-	else
+	for (k = 0; k < sizeof(subs) / sizeof(subs[0]) &&
+	    strcmp(sub, subs[k].name) != 0; k++)
+		;
+	if (k == sizeof(subs) / sizeof(subs[0]))
 		usage_error("trace: unknown subcommand '%s' (list, show, export)",
 		    sub);
+	(void)snprintf(cmd, sizeof(cmd), "trace %s", sub);
+	i = parse_opts(argc - 1, argv + 1, cfg, &o, cmd, subs[k].allowed) + 1;
 	if (strcmp(sub, "show") == 0 ? i != argc - 1 : i != argc)
 		usage_error("trace %s: unexpected arguments", sub);
 	if (strcmp(sub, "show") == 0 && !cordon_run_id_valid(argv[i]))
@@ -1087,36 +1245,12 @@ cmd_trace(int argc, char **argv, cordon_config *cfg)
 		    argv[i]);
 	if (open_trace(cfg, &t) < 0)
 		return EXIT_SANDBOX;
-
-	cordon_json_init(&j);
-	if (strcmp(sub, "list") == 0) {
-		if (o.json)
-			cordon_json_arr_begin(&j);
-		err = cordon_trace_list(t, o.limit == 0 && !o.json ? 20 : o.limit,
-		    list_one, o.json ? &j : NULL);
-		if (o.json) {
-			cordon_json_arr_end(&j);
-			if (err == 0)
-				rc = print_json(&j);
-		}
-	} else if (strcmp(sub, "export") == 0) {
+	if (strcmp(sub, "list") == 0)
+		err = trace_list(t, &o, &rc);
+	else if (strcmp(sub, "export") == 0)
 		err = cordon_trace_list(t, 0, export_one, t);
-	} else {
-		memset(&r, 0, sizeof(r));
-		err = cordon_trace_get(t, argv[i], &r);
-		if (err == -CORDON_E_NOTFOUND) {
-			fprintf(stderr, "cordon: no run %s in the trace\n", argv[i]);
-			rc = EXIT_SANDBOX;
-			err = 0;
-		} else if (err == 0 && o.json) {
-			if ((err = run_json(t, &r, &j)) == 0)
-				rc = print_json(&j);
-		} else if (err == 0) {
-			err = show_text(t, &r);
-		}
-		cordon_result_clear(&r);
-	}
-	cordon_json_free(&j);
+	else
+		err = trace_show(t, argv[i], &o, &rc);
 	if (err < 0) {
 		fprintf(stderr, "cordon: reading the trace failed: %s\n",
 		    cordon_strerror(err));

@@ -1,12 +1,24 @@
 /*
- * config.c - cordon_config: the caps and options of a run.
+ * config.c - cordon_config: the caps and options of a run, their setters
+ * (the environment beyond the allow-list among them), and the profiles
+ * applied to a config.  Nothing here reads the system policy: that is
+ * the gate's (gate.c).
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "env.h"
 #include "internal.h"
+#include "policy.h"
+
+const int cordon_limit_caps[CORDON_NLIMITS] = {
+	CORDON_CAP_CPU, CORDON_CAP_WALL, CORDON_CAP_MEMORY, CORDON_CAP_NOFILE,
+	CORDON_CAP_NPROC,
+};
 
 static void
 copies_free(struct cordon_copy *c, size_t n)
@@ -54,8 +66,8 @@ cordon_config_free(cordon_config *cfg)
 	free(cfg);
 }
 
-static uint64_t *
-limit_slot(struct cordon_limits *l, enum cordon_cap_id cap)
+uint64_t *
+cordon_limit_slot(struct cordon_limits *l, int cap)
 {
 	switch (cap) {
 	case CORDON_CAP_CPU: return &l->cpu_ns;
@@ -74,7 +86,7 @@ cordon_config_set_limit(cordon_config *cfg, enum cordon_cap_id cap,
     uint64_t value)
 {
 	struct cordon_limits l = cfg->limits;
-	uint64_t *slot = limit_slot(&l, cap);
+	uint64_t *slot = cordon_limit_slot(&l, (int)cap);
 
 	if (slot == NULL)
 		return -CORDON_E_INVAL;
@@ -92,7 +104,7 @@ uint64_t
 cordon_config_get_limit(const cordon_config *cfg, enum cordon_cap_id cap)
 {
 	struct cordon_limits l = cfg->limits;
-	uint64_t *slot = limit_slot(&l, cap);
+	uint64_t *slot = cordon_limit_slot(&l, (int)cap);
 
 	return slot == NULL ? 0 : *slot;
 }
@@ -190,7 +202,7 @@ int
 cordon_config_add_ro_bind(cordon_config *cfg, const char *src,
     const char *dest)
 {
-	/* The helper checks the same again: wire.c, helper/intake.c. */
+	/* The helper checks the same again: common/wire.c, helper/intake.c. */
 	if (!cordon_path_clean(src) ||
 	    !cordon_bind_dest_valid(dest != NULL ? dest : src))
 		return -CORDON_E_INVAL;
@@ -217,4 +229,140 @@ void
 cordon_config_set_stderr_fd(cordon_config *cfg, int fd)
 {
 	cfg->stderr_fd = fd;
+}
+
+int
+cordon_config_require(cordon_config *cfg, enum cordon_cap_id control)
+{
+	if ((int)control <= 0 || control >= CORDON_CAP_MAX_)
+		return -CORDON_E_INVAL;
+	cfg->require |= 1U << control;
+	return 0;
+}
+
+/* Adds a copy of s to list, or replaces the entry with the same KEY. */
+static int
+list_put(char ***list, size_t *n, const char *s)
+{
+	size_t i = cordon_env_find(*list, *n, s);
+	char **grown, *copy;
+
+	if ((copy = strdup(s)) == NULL)
+		return -CORDON_E_NOMEM;
+	if (i < *n) {
+		free((*list)[i]);
+		(*list)[i] = copy;
+		return 0;
+	}
+	if (*n >= CORDON_MAX_ENVC ||
+	    (grown = reallocarray(*list, *n + 1, sizeof(char *))) == NULL) {
+		free(copy);
+		return *n >= CORDON_MAX_ENVC ? -CORDON_E_TOOLONG : -CORDON_E_NOMEM;
+	}
+	grown[(*n)++] = copy;
+	*list = grown;
+	return 0;
+}
+
+int
+cordon_config_set_env(cordon_config *cfg, const char *key_value)
+{
+	if (strchr(key_value, '=') == NULL || !cordon_env_settable(key_value) ||
+	    strlen(key_value) > CORDON_MAX_ARG_LEN)
+		return -CORDON_E_INVAL;
+	return list_put(&cfg->env, &cfg->nenv, key_value);
+}
+
+int
+cordon_config_keep_env(cordon_config *cfg, const char *key)
+{
+	/* A proxy is never taken from the environment: say it explicitly. */
+	if (strchr(key, '=') != NULL || !cordon_env_settable(key) ||
+	    cordon_env_is_proxy(key))
+		return -CORDON_E_INVAL;
+	return list_put(&cfg->keep_env, &cfg->nkeep, key);
+}
+
+static int
+apply_profile(cordon_config *cfg, const struct cordon_profile *p)
+{
+	size_t i;
+	int r, cap;
+
+	for (i = 0; i < CORDON_NLIMITS; i++) {
+		cap = cordon_limit_caps[i];
+		if ((p->set & (1U << cap)) == 0)
+			continue;
+		if ((r = cordon_config_set_limit(cfg, (enum cordon_cap_id)cap,
+		    p->limit[cap])) < 0)
+			return r;
+		cfg->limits_from_profile |= 1U << cap;
+	}
+	if (p->network >= 0)
+		cfg->network = p->network == 1;
+	if (p->backend >= 0)
+		cfg->backend = (enum cordon_backend_id)p->backend;
+	cfg->require |= p->require;
+	for (i = 0; i < p->nenv; i++)
+		if ((r = cordon_config_set_env(cfg, p->env[i])) < 0)
+			return r;
+	for (i = 0; i < p->nkeep; i++)
+		if ((r = cordon_config_keep_env(cfg, p->keep_env[i])) < 0)
+			return r;
+	return 0;
+}
+
+int
+cordon_config_load_profile(cordon_config *cfg, const char *name, char *err,
+    size_t errsz)
+{
+	struct cordon_profile sys, usr;
+	char syspath[CORDON_MAX_PATH_LEN + 1], *upath = NULL;
+	int rs, ru = -CORDON_E_NOTFOUND, r;
+
+	if (!cordon_profile_name_valid(name)) {
+		(void)snprintf(err, errsz, "profile name '%s' is not 1 to %u of "
+		    "a-z, 0-9, '_' and '-'", name, CORDON_PROFILE_MAX_NAME);
+		return -CORDON_E_INVAL;
+	}
+	cordon_profile_init(&sys);
+	cordon_profile_init(&usr);
+	if ((size_t)snprintf(syspath, sizeof(syspath), "%s/%s/%s.conf",
+	    cordon_confdir(), CORDON_PROFILES_DIR, name) >= sizeof(syspath)) {
+		r = -CORDON_E_TOOLONG;
+		(void)snprintf(err, errsz, "profile path too long");
+		goto out;
+	}
+	/* System profiles belong to root; the user's to root or the user. */
+	rs = cordon_policy_read_file(syspath, (uid_t)-1, CORDON_KIND_PROFILE,
+	    NULL, NULL, &sys, err, errsz);
+	if ((r = rs) < 0 && rs != -CORDON_E_NOTFOUND)
+		goto out;
+	if ((r = cordon_user_profile_path(&upath, name)) < 0) {
+		(void)snprintf(err, errsz, "cannot find your profile directory "
+		    "(set XDG_CONFIG_HOME or HOME)");
+		goto out;
+	}
+	ru = cordon_policy_read_file(upath, getuid(), CORDON_KIND_PROFILE, NULL,
+	    NULL, &usr, err, errsz);
+	if ((r = ru) < 0 && ru != -CORDON_E_NOTFOUND)
+		goto out;
+	if (rs == -CORDON_E_NOTFOUND && ru == -CORDON_E_NOTFOUND) {
+		(void)snprintf(err, errsz, "no profile %s: neither %s nor %s "
+		    "exists", name, syspath, upath);
+		r = -CORDON_E_NOTFOUND;
+		goto out;
+	}
+	if ((r = apply_profile(cfg, &sys)) < 0 ||
+	    (r = apply_profile(cfg, &usr)) < 0) {
+		(void)snprintf(err, errsz, "profile %s: %s", name,
+		    cordon_strerror(r));
+		goto out;
+	}
+	(void)snprintf(cfg->profile, sizeof(cfg->profile), "%s", name);
+out:
+	cordon_profile_free(&sys);
+	cordon_profile_free(&usr);
+	free(upath);
+	return r;
 }

@@ -28,7 +28,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,22 +45,8 @@ struct budget {
 	mode_t keep;                /* the permission bits a copy may keep */
 };
 
-static int
-fail(char *err, size_t errsz, const char *f, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-fail(char *err, size_t errsz, const char *f, ...)
-{
-	va_list ap;
-
-	va_start(ap, f);
-	(void)vsnprintf(err, errsz, f, ap);
-	va_end(ap);
-	return -1;
-}
-
-#define ERR(...) fail(err, errsz, __VA_ARGS__)
+/* types.h's error helper, into the caller's err. */
+#define ERR(...) cordon_errf(err, errsz, __VA_ARGS__)
 
 /* A relative path of plain components: no "/" first, no "", ".", "..". */
 static bool
@@ -407,33 +392,33 @@ cordon_copy_out(int wdfd, const struct cordon_copy *c, uint64_t limit,
 	    sizeof(msg))) < 0)
 		goto out;
 	if (fstatat(sdir, last, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		fail(msg, sizeof(msg), "%s", strerror(errno));
+		cordon_errf(msg, sizeof(msg), "%s", strerror(errno));
 		goto out;
 	}
 	if (S_ISLNK(st.st_mode)) {
-		fail(msg, sizeof(msg), "it is a symbolic link; nothing copied");
+		cordon_errf(msg, sizeof(msg), "it is a symbolic link; nothing copied");
 		goto out;
 	}
 	if ((hdir = open_parent(dest, name, sizeof(name))) < 0 ||
 	    name[0] == '\0') {
-		fail(msg, sizeof(msg), "destination %s: %s", dest,
+		cordon_errf(msg, sizeof(msg), "destination %s: %s", dest,
 		    hdir < 0 ? strerror(errno) : "not a file name");
 		goto out;
 	}
 	if (fstatat(hdir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 	    errno != ENOENT) {
-		fail(msg, sizeof(msg), "destination %s exists; cordon never "
+		cordon_errf(msg, sizeof(msg), "destination %s exists; cordon never "
 		    "overwrites", dest);
 		goto out;
 	}
 	snprintf(tmp, sizeof(tmp), ".cordon-copy-out-%s", tag);
 	if (copy_entry(sdir, last, hdir, tmp, 0, &b, msg, sizeof(msg)) < 0) {
 		if (b.limit != 0 && b.bytes > b.limit)
-			fail(msg, sizeof(msg), "more than the copy-out limit of "
+			cordon_errf(msg, sizeof(msg), "more than the copy-out limit of "
 			    "%llu bytes; nothing copied",
 			    (unsigned long long)b.limit);
 	} else if (renameat2(hdir, tmp, hdir, name, RENAME_NOREPLACE) < 0) {
-		fail(msg, sizeof(msg), "destination %s: %s", dest,
+		cordon_errf(msg, sizeof(msg), "destination %s: %s", dest,
 		    strerror(errno));
 	} else {
 		r = 0;

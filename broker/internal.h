@@ -1,6 +1,7 @@
 /*
- * internal.h - libcordon's private types, shared by broker/ files and the
- * CLI, never installed.
+ * internal.h - libcordon's private types and functions, shared by broker/
+ * files and the CLI, never installed.  Each declaration says which file
+ * defines it; HACKING.md draws the layers (tools/import-graph.sh).
  */
 #ifndef CORDON_BROKER_INTERNAL_H
 #define CORDON_BROKER_INTERNAL_H
@@ -32,7 +33,7 @@ struct cordon_config {
 	size_t ncopy_in, ncopy_out, nbinds;
 	uint64_t copy_out_limit;
 	int stdout_fd, stderr_fd; /* the payload's, or -1: the caller's */
-	/* Policy and profiles (gate.c). */
+	/* Profiles (config.c) and what the gate checks (gate.c). */
 	uint32_t limits_set;  /* bit (1 << cap): set by a profile, flag or call */
 	uint32_t limits_from_profile; /* of those, set by the profile */
 	char profile[72];     /* the profile applied, "" if none */
@@ -79,11 +80,18 @@ struct cordon_result {
 	char run_id[CORDON_RUN_ID_LEN + 1];
 };
 
+/* result.c: frees r's strings and zeroes it. */
 void cordon_result_clear(struct cordon_result *r);
 /* Appends the result record's fields to an open JSON object. */
 struct cordon_json;
 void cordon_result_json_fields(const struct cordon_result *r,
     struct cordon_json *j);
+
+/* config.c: the caps that are limits, in the order the policy checks them. */
+#define CORDON_NLIMITS 5
+extern const int cordon_limit_caps[CORDON_NLIMITS];
+/* Where cap's value is in l, or NULL if cap is not a limit. */
+uint64_t *cordon_limit_slot(struct cordon_limits *l, int cap);
 
 /*
  * gate.c: the system policy applied to a run.  *eff becomes a shallow
@@ -95,7 +103,21 @@ void cordon_result_json_fields(const struct cordon_result *r,
  */
 int cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz);
-/* Why cap was not applied to a run, in buf; NULL if it was. */
+/*
+ * gate.c, too: the gate after the config's own bounds and its file
+ * options, all that is checked before a run is recorded
+ * (cordon_config_check, and cordon_run before cordon_admitted_run).
+ */
+int cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
+    uint32_t *require, char *err, size_t errsz);
+/*
+ * run.c: cordon_run past the gate, cfg and require being cordon_admit's
+ * eff and require (the CLI admits a run once, before it opens the
+ * output files).
+ */
+int cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
+    char *const argv[], cordon_result **result);
+/* result.c: why cap was not applied to a run, in buf; NULL if it was. */
 const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
     char *buf, size_t bufsz);
 
@@ -119,11 +141,21 @@ int cordon_helper_path(char **out);
 #define CORDON_PW_BUF_LEN 16384
 int cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz);
 
-/* run.c: the helper with its end of a new socketpair on fd 3. */
+/* channel.c: the helper with its end of a new socketpair on fd 3. */
 int cordon_start_helper(const char *path, pid_t *pid, int *sock);
 /* The same, with outfd / errfd (unless -1) as its fds 1 and 2. */
 int cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
     int errfd);
+/* Reaps it; its wait status, or -1. */
+int cordon_wait_helper(pid_t pid);
+/*
+ * A run's REQUEST, then its ARG, ENV and BIND messages: r's run id and
+ * argv, cfg's options, envp (envc entries, the last env_explicit of
+ * them set by name) and the controls the run requires.
+ */
+int cordon_send_request(int sock, const cordon_config *cfg, const char *base,
+    const struct cordon_result *r, char **envp, uint32_t envc,
+    uint32_t require, uint32_t env_explicit);
 
 /* files.c: copies into the workdir (fd) and out of it; -1 with err. */
 int cordon_copy_in(int wdfd, const struct cordon_copy *c, uint64_t limit,
@@ -136,10 +168,8 @@ int cordon_files_check(const cordon_config *cfg, char *err, size_t errsz);
 int cordon_select_applied(const cordon_config *cfg,
     enum cordon_backend_id *backend, uint32_t *applied, char *reason,
     size_t reasonsz);
-/* Reaps it; its wait status, or -1. */
-int cordon_wait_helper(pid_t pid);
 
-/* 32 hex digits from getrandom(2). */
+/* paths.c, too: 32 hex digits from getrandom(2). */
 int cordon_new_run_id(char id[CORDON_RUN_ID_LEN + 1]);
 int64_t cordon_now_ms(void);
 /* Start time (clock ticks since boot) of pid, or 0 if it does not exist. */

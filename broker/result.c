@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,19 +75,85 @@ cordon_result_exit_status(const cordon_result *r)
 	}
 }
 
+const char *
+cordon_not_applied_reason(const struct cordon_result *r, int cap, char *buf,
+    size_t bufsz)
+{
+	const char *why = NULL;
+	bool floor = r->backend == CORDON_BACKEND_FLOOR;
+	bool ll = r->backend == CORDON_BACKEND_LANDLOCK;
+
+	if (r->backend == CORDON_BACKEND_AUTO || cap <= 0 ||
+	    cap >= CORDON_CAP_MAX_ || (r->applied & (1U << cap)) != 0)
+		return NULL;
+	switch (cap) {
+	case CORDON_CAP_NETWORK:
+		why = r->network ? "network access was asked for (--network)" :
+		    floor ? "the floor backend has no network isolation" :
+		    ll ? "this kernel's Landlock has no network rules (needs "
+		    "ABI 4)" : NULL;
+		break;
+	case CORDON_CAP_FILESYSTEM:
+		why = floor ? "the floor backend has no file-system isolation" :
+		    ll ? "this kernel's Landlock cannot confine truncate(2) "
+		    "(needs ABI 3)" : NULL;
+		break;
+	case CORDON_CAP_SCOPING:
+		why = floor ? "the floor backend does not scope signals or "
+		    "abstract sockets" : ll ? "this kernel's Landlock cannot "
+		    "scope signals and abstract sockets (needs ABI 6)" : NULL;
+		break;
+	case CORDON_CAP_NPROC:
+		why = r->limits.nproc == 0 ? "no process cap was set (--nproc)" :
+		    NULL;
+		break;
+	case CORDON_CAP_OUTPUT:
+		why = r->limits.output_bytes == 0 ? "no output cap was set "
+		    "(--output-limit)" : NULL;
+		break;
+	case CORDON_CAP_DISK:
+		why = r->limits.disk_bytes == 0 ? "no disk cap was set (--disk)" :
+		    NULL;
+		break;
+	default:
+		break;
+	}
+	if (why != NULL)
+		(void)snprintf(buf, bufsz, "%s", why);
+	else
+		(void)snprintf(buf, bufsz, "the %s backend does not apply it on "
+		    "this host", cordon_backend_name(r->backend));
+	return buf;
+}
+
+const char *
+cordon_result_not_applied(const cordon_result *r, enum cordon_cap_id cap,
+    char *buf, size_t bufsz)
+{
+	return cordon_not_applied_reason(r, (int)cap, buf, bufsz);
+}
+
 static const char *
 name_or_null(const char *(*name)(int), int v)
 {
 	return v == 0 ? NULL : name(v);
 }
 
-void
-cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
+/* KEY: v, or null when v is 0 (no cap set). */
+static void
+key_u64_or_null(struct cordon_json *j, const char *key, uint64_t v)
 {
-	char why[256];
-	size_t i;
-	int cap;
+	cordon_json_key(j, key);
+	if (v != 0)
+		cordon_json_u64(j, v);
+	else
+		cordon_json_null(j);
+}
 
+/* How the run ended and what it used. */
+static void
+json_outcome(const struct cordon_result *r, struct cordon_json *j)
+{
 	cordon_json_key(j, "run_id");
 	cordon_json_str(j, r->run_id);
 	cordon_json_key(j, "backend");
@@ -113,7 +180,12 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 	cordon_json_double(j, (double)r->wall_ns / 1e9);
 	cordon_json_key(j, "max_rss_bytes");
 	cordon_json_u64(j, r->max_rss);
+}
 
+/* "limits": what was asked. */
+static void
+json_limits(const struct cordon_result *r, struct cordon_json *j)
+{
 	cordon_json_key(j, "limits");
 	cordon_json_obj_begin(j);
 	cordon_json_key(j, "cpu_seconds");
@@ -124,24 +196,24 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 	cordon_json_u64(j, r->limits.memory_bytes);
 	cordon_json_key(j, "nofile");
 	cordon_json_u64(j, r->limits.nofile);
-	cordon_json_key(j, "processes");
-	if (r->limits.nproc != 0)
-		cordon_json_u64(j, r->limits.nproc);
-	else
-		cordon_json_null(j);
+	key_u64_or_null(j, "processes", r->limits.nproc);
 	cordon_json_key(j, "network");
 	cordon_json_bool(j, r->network);
-	cordon_json_key(j, "output_bytes");
-	if (r->limits.output_bytes != 0)
-		cordon_json_u64(j, r->limits.output_bytes);
-	else
-		cordon_json_null(j);
-	cordon_json_key(j, "disk_bytes");
-	if (r->limits.disk_bytes != 0)
-		cordon_json_u64(j, r->limits.disk_bytes);
-	else
-		cordon_json_null(j);
+	key_u64_or_null(j, "output_bytes", r->limits.output_bytes);
+	key_u64_or_null(j, "disk_bytes", r->limits.disk_bytes);
 	cordon_json_obj_end(j);
+}
+
+/*
+ * "applied", "not_applied" (each cap or control not applied, and why;
+ * null: nothing ran) and "enforcement" (who enforces each applied
+ * resource cap: the kernel or our monitor).
+ */
+static void
+json_applied(const struct cordon_result *r, struct cordon_json *j)
+{
+	char why[256];
+	int cap, i;
 
 	cordon_json_key(j, "applied");
 	cordon_json_obj_begin(j);
@@ -150,7 +222,6 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_bool(j, (r->applied & (1U << cap)) != 0);
 	}
 	cordon_json_obj_end(j);
-	/* Each cap or control not applied, and why (gate.c); null: no run. */
 	cordon_json_key(j, "not_applied");
 	if (r->backend == CORDON_BACKEND_AUTO) {
 		cordon_json_null(j);
@@ -164,8 +235,6 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 			}
 		cordon_json_obj_end(j);
 	}
-
-	/* Who enforces each applied resource cap: the kernel or our monitor. */
 	cordon_json_key(j, "enforcement");
 	cordon_json_obj_begin(j);
 	for (i = 0; i < 2; i++) {
@@ -176,6 +245,13 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		    "monitor");
 	}
 	cordon_json_obj_end(j);
+}
+
+/* The teardown, the error, and who ran what, where and when. */
+static void
+json_record(const struct cordon_result *r, struct cordon_json *j)
+{
+	size_t i;
 
 	cordon_json_key(j, "workdir_removed");
 	if (r->workdir_removed < 0)
@@ -184,7 +260,6 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_bool(j, r->workdir_removed == 1);
 	cordon_json_key(j, "error");
 	cordon_json_str(j, r->error);
-
 	cordon_json_key(j, "argv");
 	cordon_json_arr_begin(j);
 	for (i = 0; i < r->argc; i++)
@@ -205,6 +280,16 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_i64(j, r->ended_ms);
 	else
 		cordon_json_null(j);
+}
+
+/* The record's fields, always in this order. */
+void
+cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
+{
+	json_outcome(r, j);
+	json_limits(r, j);
+	json_applied(r, j);
+	json_record(r, j);
 }
 
 int

@@ -1,6 +1,7 @@
 /*
- * run.c - cordon_run(): validate, record, start the helper, follow its
- * events into the result and the trace.
+ * run.c - cordon_run(): admit the request (gate.c), record it, start the
+ * helper (channel.c), follow its events into the result and the trace,
+ * copy files in and out (files.c) at the points the helper holds for it.
  *
  * The order is the contract: the request is validated first (bad input
  * changes nothing), then the run and its "create" event are committed to
@@ -20,7 +21,6 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,13 +123,7 @@ check_argv(char *const argv[], size_t *argc)
 static bool
 env_has(char *const *list, size_t n, const char *entry)
 {
-	size_t klen = strcspn(entry, "="), i;
-
-	for (i = 0; i < n; i++)
-		if (strncmp(list[i], entry, klen) == 0 &&
-		    (list[i][klen] == '=' || list[i][klen] == '\0'))
-			return true;
-	return false;
+	return cordon_env_find(list, n, entry) < n;
 }
 
 /*
@@ -220,162 +214,6 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 	r->workdir_removed = -1;
 	r->broker_pid = (uint32_t)getpid();
 	r->broker_start = cordon_proc_start_time(r->broker_pid);
-	return 0;
-}
-
-/*
- * Starts the helper with its end of a fresh socketpair on fd 3 and an
- * empty environment; it needs nothing of ours but the request (and a
- * test knob, below).  Only the
- * sanitizer build (for tests; configure refuses it for a setuid helper)
- * passes the sanitizer options on, so that the helper's reports land
- * where the test suite collects them (tests/sanitized.sh).
- *
- * posix_spawn, not fork: glibc's child shares our memory until it execs
- * (CLONE_VM | CLONE_VFORK), so the broker's page tables - sqlite's
- * mapping of the trace among them - are not copied for a child that only
- * moves one fd and execs; that copy was the largest part of the broker's
- * own cost per run.  dup2 of an fd onto itself clears its close-on-exec
- * flag (POSIX 2017, glibc >= 2.29), which covers sv[1] already being 3.
- * An exec failure comes back from posix_spawn itself, in errno here.
- */
-int
-cordon_start_helper(const char *path, pid_t *pid, int *sock)
-{
-	return cordon_start_helper_io(path, pid, sock, -1, -1);
-}
-
-int
-cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
-    int errfd)
-{
-	char *henv[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
-	static char confdir[CORDON_MAX_PATH_LEN + 32];
-	char *const hargv[] = { "cordon-helper", NULL };
-	posix_spawn_file_actions_t fa;
-	size_t i, k = 0;
-	int sv[2], e, fd;
-#ifdef CORDON_SANITIZERS
-	for (i = 0; environ != NULL && environ[i] != NULL && k < 3; i++)
-		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0 ||
-		    strncmp(environ[i], "UBSAN_OPTIONS=", 14) == 0 ||
-		    strncmp(environ[i], "LSAN_OPTIONS=", 13) == 0)
-			henv[k++] = environ[i];
-#endif
-	/*
-	 * The tests' knobs, each of which only a helper that is not setuid
-	 * honours: "pretend an older Landlock" (it can only weaken the
-	 * caller's own run, whose result then says what was not applied)
-	 * and the cgroup the runs go under (a setuid helper keeps the
-	 * system's choice).
-	 */
-	for (i = 0; environ != NULL && environ[i] != NULL; i++)
-		if (strncmp(environ[i], "CORDON_TEST_LANDLOCK_ABI=", 25) == 0 ||
-		    strncmp(environ[i], "CORDON_CGROUP_PARENT=", 21) == 0)
-			if (k < sizeof(henv) / sizeof(henv[0]) - 2)
-				henv[k++] = environ[i];
-
-	/* The test suite's configuration directory (policy.h), if honoured. */
-	if (strcmp(cordon_confdir(), CORDON_SYSCONFDIR) != 0 &&
-	    (size_t)snprintf(confdir, sizeof(confdir), "CORDON_CONFDIR=%s",
-	    cordon_confdir()) < sizeof(confdir))
-		henv[k++] = confdir;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -CORDON_E_HELPER;
-	/*
-	 * The payload's output files become the helper's stdout and stderr
-	 * (helper.c passes them on, or pumps into them under an output cap):
-	 * no fd travels over the socket.  Our end is moved above fd 3 first,
-	 * so that neither of those dup2s can land on it.
-	 */
-	if (sv[1] <= CORDON_HELPER_FD) {
-		fd = fcntl(sv[1], F_DUPFD_CLOEXEC, CORDON_HELPER_FD + 1);
-		close(sv[1]);
-		if ((sv[1] = fd) < 0) {
-			close(sv[0]);
-			return -CORDON_E_HELPER;
-		}
-	}
-	if ((e = posix_spawn_file_actions_init(&fa)) == 0) {
-		if ((outfd < 0 ||
-		    (e = posix_spawn_file_actions_adddup2(&fa, outfd, 1)) == 0) &&
-		    (errfd < 0 ||
-		    (e = posix_spawn_file_actions_adddup2(&fa, errfd, 2)) == 0) &&
-		    (e = posix_spawn_file_actions_adddup2(&fa, sv[1],
-		    CORDON_HELPER_FD)) == 0 &&
-		    (e = posix_spawn_file_actions_addclosefrom_np(&fa,
-		    CORDON_HELPER_FD + 1)) == 0)
-			e = posix_spawn(pid, path, &fa, NULL, hargv, henv);
-		posix_spawn_file_actions_destroy(&fa);
-	}
-	close(sv[1]);
-	if (e != 0) {
-		close(sv[0]);
-		errno = e;
-		return -CORDON_E_HELPER;
-	}
-	*sock = sv[0];
-	return 0;
-}
-
-int
-cordon_wait_helper(pid_t pid)
-{
-	int status = 0;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return status;
-}
-
-static int
-send_request(int sock, const cordon_config *cfg, const char *base,
-    const struct cordon_result *r, char **envp, uint32_t envc,
-    uint32_t require, uint32_t env_explicit)
-{
-	struct cordon_msg m;
-	size_t i;
-	int err;
-
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_REQUEST;
-	m.u.request.flags = cfg->network ? CORDON_REQ_NETWORK : 0;
-	m.u.request.backend = (uint8_t)cfg->backend;
-	m.u.request.limits = cfg->limits;
-	m.u.request.run_id = (char *)(uintptr_t)r->run_id;
-	m.u.request.workdir_base = (char *)(uintptr_t)base;
-	m.u.request.argc = (uint32_t)r->argc;
-	m.u.request.envc = envc;
-	m.u.request.bindc = (uint32_t)cfg->nbinds;
-	if (cfg->ncopy_in != 0)
-		m.u.request.flags |= CORDON_REQ_COPY_IN;
-	if (cfg->ncopy_out != 0)
-		m.u.request.flags |= CORDON_REQ_COPY_OUT;
-	m.u.request.require = require;
-	m.u.request.env_explicit = env_explicit;
-	if ((err = cordon_msg_send(sock, &m)) < 0)
-		return err;
-	for (i = 0; i < r->argc; i++) {
-		m.type = CORDON_MSG_ARG;
-		m.u.str = r->argv[i];
-		if ((err = cordon_msg_send(sock, &m)) < 0)
-			return err;
-	}
-	for (i = 0; i < envc; i++) {
-		m.type = CORDON_MSG_ENV;
-		m.u.str = envp[i];
-		if ((err = cordon_msg_send(sock, &m)) < 0)
-			return err;
-	}
-	for (i = 0; i < cfg->nbinds; i++) {
-		m.type = CORDON_MSG_BIND;
-		m.u.bind.src = cfg->binds[i].src;
-		m.u.bind.dest = cfg->binds[i].dest;
-		if ((err = cordon_msg_send(sock, &m)) < 0)
-			return err;
-	}
 	return 0;
 }
 
@@ -559,20 +397,84 @@ files_out(const cordon_config *cfg, int wdfd, struct cordon_result *r,
 	    cfg->ncopy_out));
 }
 
+/*
+ * The deadline passed with nothing from the helper, probably stopped
+ * (SIGSTOP from the payload): the first time it is let run again, and it
+ * ends the run itself - the wall cap is long past; the second time it is
+ * stuck, and killed (recover() reclaims its workdir).  True once killed.
+ */
+static bool
+watchdog(pid_t helper, struct cordon_result *r, struct pending *p,
+    int64_t *deadline_ms, bool *continued)
+{
+	if (!*continued) {
+		(void)kill(helper, SIGCONT);
+		*continued = true;
+		*deadline_ms = mono_ms() + HELPER_CONT_GRACE_MS;
+		pending_add(p, "error", strdup("the helper had not ended the run "
+		    "by the wall cap plus a grace period; sent SIGCONT"));
+		return false;
+	}
+	(void)kill(helper, SIGKILL);
+	r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+	set_error(r, "the helper did not end the run in time and was killed");
+	return true;
+}
+
+/*
+ * One message from the helper: the workdir to copy into (then GO), or an
+ * event, with the copy-out after EXIT (then GO).  True once following
+ * ends: the run is over, or the channel is broken or closed.
+ */
+static bool
+on_message(struct cordon_trace *t, struct cordon_result *r,
+    struct pending *p, int sock, const cordon_config *cfg, const char *base,
+    int *wdfd)
+{
+	struct cordon_msg go = { .type = CORDON_MSG_GO };
+	struct cordon_msg m;
+	bool over = false;
+	int err;
+
+	if ((err = cordon_msg_recv(sock, &m)) < 0) {
+		if (err != -CORDON_E_EOF)
+			pending_add(p, "error", xfmt("malformed message from the "
+			    "helper: %s", cordon_strerror(err)));
+		/* recover() says why, once the helper's status is known. */
+		if (r->outcome == 0 || err != -CORDON_E_EOF)
+			r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+		if (err != -CORDON_E_EOF)
+			set_error(r, "malformed message from the helper");
+		return true;
+	}
+	if (m.type == CORDON_MSG_WORKDIR && *wdfd < 0) {
+		/* A failed copy-in: EOF makes the helper tear down. */
+		if ((*wdfd = files_in(cfg, base, r, p, m.u.str)) < 0)
+			(void)shutdown(sock, SHUT_WR);
+		else
+			(void)cordon_msg_send(sock, &go);
+	} else {
+		over = apply_event(t, r, p, &m);
+	}
+	if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
+		files_out(cfg, *wdfd, r, p);
+		(void)cordon_msg_send(sock, &go);
+	}
+	cordon_msg_clear(&m);
+	return over;
+}
+
 /* Follows the helper until TEARDOWN, EOF, a protocol error or deadline_ms. */
 static void
 follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
     int sock, pid_t helper, const cordon_config *cfg, const char *base,
     int64_t deadline_ms)
 {
-	struct cordon_msg go = { .type = CORDON_MSG_GO };
 	int cancel_fd = cfg->cancel_fd, wdfd = -1;
-	int64_t t0;
 	struct pollfd pfd[2];
-	struct cordon_msg m;
 	bool cancelled = false, continued = false, over = false;
-	int64_t left;
-	int err, n;
+	int64_t left, t0;
+	int n;
 
 	pfd[0].fd = sock;
 	pfd[0].events = POLLIN;
@@ -589,29 +491,11 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 			if (errno == EINTR)
 				continue;
 			set_error(r, "poll failed while following the helper");
-			goto out;
-		}
-		if (n == 0 && mono_ms() >= deadline_ms && !continued) {
-			/*
-			 * Probably stopped (SIGSTOP from the payload): let it
-			 * run again, and it ends the run itself - the wall cap
-			 * is long past.
-			 */
-			(void)kill(helper, SIGCONT);
-			continued = true;
-			deadline_ms = mono_ms() + HELPER_CONT_GRACE_MS;
-			pending_add(p, "error", strdup("the helper had not ended "
-			    "the run by the wall cap plus a grace period; sent "
-			    "SIGCONT"));
-			continue;
+			break;
 		}
 		if (n == 0 && mono_ms() >= deadline_ms) {
-			/* Stuck: kill it; recover() reclaims its workdir. */
-			(void)kill(helper, SIGKILL);
-			r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-			set_error(r, "the helper did not end the run in time and "
-			    "was killed");
-			goto out;
+			over = watchdog(helper, r, p, &deadline_ms, &continued);
+			continue;
 		}
 		if (pfd[1].revents != 0) {
 			/* The helper ends the run and reports it as interrupted. */
@@ -620,36 +504,11 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 		}
 		if (pfd[0].revents == 0)
 			continue;
-		if ((err = cordon_msg_recv(sock, &m)) < 0) {
-			if (err != -CORDON_E_EOF)
-				pending_add(p, "error", xfmt("malformed message "
-				    "from the helper: %s", cordon_strerror(err)));
-			/* recover() says why, once the helper's status is known. */
-			if (r->outcome == 0 || err != -CORDON_E_EOF)
-				r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-			if (err != -CORDON_E_EOF)
-				set_error(r, "malformed message from the helper");
-			goto out;
-		}
 		t0 = mono_ms();
-		if (m.type == CORDON_MSG_WORKDIR && wdfd < 0) {
-			/* A failed copy-in: EOF makes the helper tear down. */
-			if ((wdfd = files_in(cfg, base, r, p, m.u.str)) < 0)
-				(void)shutdown(sock, SHUT_WR);
-			else
-				(void)cordon_msg_send(sock, &go);
-		} else {
-			over = apply_event(t, r, p, &m);
-		}
-		if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
-			files_out(cfg, wdfd, r, p);
-			(void)cordon_msg_send(sock, &go);
-		}
+		over = on_message(t, r, p, sock, cfg, base, &wdfd);
 		/* Copying is not the helper's time: the watchdog waits longer. */
 		deadline_ms += mono_ms() - t0;
-		cordon_msg_clear(&m);
 	}
-out:
 	if (wdfd >= 0)
 		close(wdfd);
 }
@@ -698,45 +557,82 @@ recover(const cordon_config *cfg, const char *base, const char *helper,
 	    "workdir left behind by the dead helper"));
 }
 
+/* What the helper is started with, for one run. */
+struct launch {
+	const struct cordon_config *cfg;  /* the effective request */
+	const char *base, *helper;
+	char **envp;
+	uint32_t envc, env_explicit, require;
+};
+
+/*
+ * The trace holds the run's create: starts the helper, sends the request
+ * and follows the run to its TEARDOWN, or says why it never got there.
+ */
+static void
+supervise(struct cordon_trace *t, const struct launch *l,
+    struct cordon_result *r, struct pending *p)
+{
+	const struct cordon_config *cfg = l->cfg;
+	char *why;
+	pid_t pid = -1;
+	int sock = -1, err, status;
+
+	if (cordon_start_helper_io(l->helper, &pid, &sock, cfg->stdout_fd,
+	    cfg->stderr_fd) < 0) {
+		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+		why = xfmt("cannot execute the helper %s: %s (is cordon "
+		    "installed?)", l->helper, strerror(errno));
+		set_error(r, why != NULL ? why : "cannot start cordon-helper");
+		pending_add(p, "error", why);
+		r->workdir_removed = 1;
+		return;
+	}
+	if ((err = cordon_send_request(sock, cfg, l->base, r, l->envp, l->envc,
+	    l->require, l->env_explicit)) < 0)
+		pending_add(p, "error", xfmt("sending the request: %s",
+		    cordon_strerror(err)));
+	follow(t, r, p, sock, pid, cfg, l->base, mono_ms() +
+	    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS);
+	/* Closing our end tells a helper still running to stop. */
+	close(sock);
+	status = cordon_wait_helper(pid);
+	if (r->workdir_removed < 0)
+		recover(cfg, l->base, l->helper, r, p, status);
+	else
+		cordon_gc_sweep(l->base); /* dead runs' workdirs: gc.c */
+}
+
+/* A copy of s, or of the default def() makes, in *out. */
+static int
+path_or_default(const char *s, int (*def)(char **), char **out)
+{
+	if (s == NULL)
+		return def(out);
+	return (*out = strdup(s)) != NULL ? 0 : -CORDON_E_NOMEM;
+}
+
 int
-cordon_run(const cordon_config *cfg, char *const argv[],
-    cordon_result **result)
+cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
+    char *const argv[], cordon_result **result)
 {
 	struct cordon_trace *t = NULL;
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
-	struct cordon_config eff;
+	struct launch l = { .cfg = cfg, .require = require };
 	char *trace_path = NULL, *base = NULL, *helper = NULL, **envp = NULL;
-	char gate_err[CORDON_MAX_TEXT_LEN], *why = NULL;
-	uint32_t envc = 0, env_explicit = 0, require = 0;
 	size_t argc = 0;
-	pid_t pid = -1;
-	int sock = -1, err, status;
+	int err;
 
 	*result = NULL;
 	if ((err = check_argv(argv, &argc)) < 0)
 		return err;
-	if (cordon_limits_check(&cfg->limits) != 0)
-		return -CORDON_E_RANGE;
-	if (cordon_files_check(cfg, NULL, 0) < 0)
-		return -CORDON_E_INVAL;
-	/*
-	 * The system policy and the required controls (gate.c): refused, the
-	 * run leaves nothing, like any bad input.  From here on cfg is the
-	 * effective request, caps nobody set lowered to the ceilings.
-	 */
-	if ((err = cordon_gate(cfg, &eff, &require, gate_err,
-	    sizeof(gate_err))) < 0)
-		return err;
-	cfg = &eff;
-	if ((err = cfg->trace_path != NULL ?
-	    ((trace_path = strdup(cfg->trace_path)) ? 0 : -CORDON_E_NOMEM) :
-	    cordon_default_trace_path(&trace_path)) < 0 ||
-	    (err = cfg->workdir_base != NULL ?
-	    ((base = strdup(cfg->workdir_base)) ? 0 : -CORDON_E_NOMEM) :
-	    cordon_default_workdir_base(&base)) < 0 ||
+	if ((err = path_or_default(cfg->trace_path, cordon_default_trace_path,
+	    &trace_path)) < 0 ||
+	    (err = path_or_default(cfg->workdir_base,
+	    cordon_default_workdir_base, &base)) < 0 ||
 	    (err = cordon_helper_path(&helper)) < 0 ||
-	    (err = collect_env(cfg, &envp, &envc, &env_explicit)) < 0)
+	    (err = collect_env(cfg, &envp, &l.envc, &l.env_explicit)) < 0)
 		goto out;
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		err = -CORDON_E_NOMEM;
@@ -756,31 +652,10 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 	 */
 	if (cfg->workdir_base == NULL)
 		(void)cordon_mkdir_parents(base);
-
-	if (cordon_start_helper_io(helper, &pid, &sock, cfg->stdout_fd,
-	    cfg->stderr_fd) < 0) {
-		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-		why = xfmt("cannot execute the helper %s: %s (is cordon "
-		    "installed?)", helper, strerror(errno));
-		set_error(r, why != NULL ? why : "cannot start cordon-helper");
-		pending_add(&p, "error", why);
-		r->workdir_removed = 1;
-	} else {
-		if ((err = send_request(sock, cfg, base, r, envp, envc, require,
-		    env_explicit)) < 0)
-			pending_add(&p, "error", xfmt("sending the request: %s",
-			    cordon_strerror(err)));
-		follow(t, r, &p, sock, pid, cfg, base, mono_ms() +
-		    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS);
-		/* Closing our end tells a helper still running to stop. */
-		close(sock);
-		sock = -1;
-		status = cordon_wait_helper(pid);
-		if (r->workdir_removed < 0)
-			recover(cfg, base, helper, r, &p, status);
-		else
-			cordon_gc_sweep(base); /* dead runs' workdirs: gc.c */
-	}
+	l.base = base;
+	l.helper = helper;
+	l.envp = envp;
+	supervise(t, &l, r, &p);
 	if (r->outcome == 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		set_error(r, "the run ended without a result");
@@ -793,8 +668,6 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 	err = 0;
 out:
 	pending_clear(&p);
-	if (sock >= 0)
-		close(sock);
 	if (r != NULL)
 		cordon_result_free(r);
 	cordon_trace_close(t);
@@ -803,4 +676,27 @@ out:
 	free(helper);
 	free(envp);
 	return err;
+}
+
+int
+cordon_run(const cordon_config *cfg, char *const argv[],
+    cordon_result **result)
+{
+	struct cordon_config eff;
+	char err[CORDON_MAX_TEXT_LEN];
+	uint32_t require = 0;
+	size_t argc = 0;
+	int r;
+
+	*result = NULL;
+	if ((r = check_argv(argv, &argc)) < 0)
+		return r;
+	/*
+	 * The system policy and the required controls (gate.c): refused, the
+	 * run leaves nothing, like any bad input.  From here on the request
+	 * is eff, caps nobody set lowered to the ceilings.
+	 */
+	if ((r = cordon_admit(cfg, &eff, &require, err, sizeof(err))) < 0)
+		return r;
+	return cordon_admitted_run(&eff, require, argv, result);
 }

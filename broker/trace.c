@@ -282,7 +282,7 @@ cap_or_null(int c)
 
 /*
  * Maps a stored name back to its enum value by asking the name function
- * about each value in [lo, hi), so the names live only in types.c.
+ * about each value in [lo, hi), so the names live only in ids.c.
  * NULL is def; an unknown name is a database this build cannot read.
  */
 static int

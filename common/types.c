@@ -1,102 +1,15 @@
 /*
- * types.c - names of caps, backends and outcomes; limit bounds.
+ * types.c - run ids, limit bounds and paths every request is checked
+ * against (types.h).  The ids' names are in ids.c.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "types.h"
-
-static const char *const cap_names[CORDON_CAP_MAX_] = {
-	[CORDON_CAP_NONE] = "none",
-	[CORDON_CAP_CPU] = "cpu",
-	[CORDON_CAP_WALL] = "wall",
-	[CORDON_CAP_MEMORY] = "memory",
-	[CORDON_CAP_NOFILE] = "nofile",
-	[CORDON_CAP_NPROC] = "processes",
-	[CORDON_CAP_NETWORK] = "network",
-	[CORDON_CAP_OUTPUT] = "output",
-	[CORDON_CAP_DISK] = "disk",
-	[CORDON_CAP_FILESYSTEM] = "filesystem",
-	[CORDON_CAP_SCOPING] = "scoping",
-};
-
-static const char *const backend_names[CORDON_BACKEND_MAX_] = {
-	[CORDON_BACKEND_AUTO] = "auto",
-	[CORDON_BACKEND_LINUX_NS] = "linux-ns",
-	[CORDON_BACKEND_LANDLOCK] = "landlock",
-	[CORDON_BACKEND_FLOOR] = "floor",
-};
-
-static const char *const outcome_names[CORDON_OUTCOME_MAX_] = {
-	[CORDON_OUTCOME_EXITED] = "exited",
-	[CORDON_OUTCOME_SIGNALED] = "signaled",
-	[CORDON_OUTCOME_CAP_HIT] = "cap_hit",
-	[CORDON_OUTCOME_SANDBOX_ERROR] = "sandbox_error",
-};
-
-static const char *const error_names[CORDON_E_MAX_] = {
-	[CORDON_OK] = "success",
-	[CORDON_E_NOMEM] = "out of memory",
-	[CORDON_E_INVAL] = "invalid argument",
-	[CORDON_E_RANGE] = "value out of range",
-	[CORDON_E_TOOLONG] = "string or message too long",
-	[CORDON_E_SHORT] = "message truncated",
-	[CORDON_E_PROTO] = "malformed message",
-	[CORDON_E_VERSION] = "wire protocol version mismatch",
-	[CORDON_E_IO] = "I/O error",
-	[CORDON_E_EOF] = "peer closed the connection",
-	[CORDON_E_TRACE] = "trace database error",
-	[CORDON_E_HELPER] = "cannot start the helper",
-	[CORDON_E_UNAVAIL] = "backend not available on this host",
-	[CORDON_E_NOTFOUND] = "no such run",
-	[CORDON_E_POLICY] = "refused by the system policy",
-	[CORDON_E_UNMET] = "a required control cannot be applied on this host",
-};
-
-#define NAME_OF(table, i) \
-	((i) >= 0 && (size_t)(i) < sizeof(table) / sizeof((table)[0]) && \
-	    (table)[i] != NULL ? (table)[i] : "unknown")
-
-const char *
-cordon_cap_name(int cap)
-{
-	return NAME_OF(cap_names, cap);
-}
-
-const char *
-cordon_backend_name(int backend)
-{
-	return NAME_OF(backend_names, backend);
-}
-
-const char *
-cordon_outcome_name(int outcome)
-{
-	return NAME_OF(outcome_names, outcome);
-}
-
-const char *
-cordon_strerror(int err)
-{
-	/* -INT_MIN does not exist: anything that far out is unknown anyway. */
-	if (err < 0)
-		err = err < -CORDON_E_MAX_ ? CORDON_E_MAX_ : -err;
-	return NAME_OF(error_names, err);
-}
-
-int
-cordon_backend_from_name(const char *name)
-{
-	int i;
-
-	if (name == NULL)
-		return -CORDON_E_INVAL;
-	for (i = 0; i < CORDON_BACKEND_MAX_; i++)
-		if (strcmp(name, backend_names[i]) == 0)
-			return i;
-	return -CORDON_E_INVAL;
-}
 
 bool
 cordon_run_id_valid(const char *id)
@@ -184,4 +97,17 @@ cordon_bind_dest_valid(const char *dest)
 		if (strlen(taken[i]) == n && strncmp(dest + 1, taken[i], n) == 0)
 			return false;
 	return true;
+}
+
+int
+cordon_errf(char *err, size_t errsz, const char *f, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, f);
+	(void)vsnprintf(err, errsz, f, ap);
+	va_end(ap);
+	errno = saved;
+	return -1;
 }

@@ -10,10 +10,11 @@
 #define CORDON_COMMON_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/* The cap, backend, outcome and error enums are public API: cordon.h. */
-#include "cordon.h"
+/* The cap, backend, outcome and error ids (public: installed with cordon.h). */
+#include "cordon_ids.h"
 
 /*
  * What a run asks for.  Times in nanoseconds, memory in bytes.  A value of
@@ -86,5 +87,11 @@ void cordon_limits_default(struct cordon_limits *l);
 bool cordon_bind_dest_valid(const char *dest);
 /* An absolute path without ".", ".." or empty components. */
 bool cordon_path_clean(const char *p);
+/*
+ * A failure said in err (errsz bytes, may be 0), errno kept: -1.  The
+ * one error helper of the code that reports into a caller's buffer.
+ */
+int cordon_errf(char *err, size_t errsz, const char *f, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -71,3 +71,15 @@ cordon_env_settable(const char *entry)
 	return !((n == 4 && strncmp(entry, "HOME", 4) == 0) ||
 	    (n == 6 && strncmp(entry, "TMPDIR", 6) == 0));
 }
+
+size_t
+cordon_env_find(char *const *list, size_t n, const char *entry)
+{
+	size_t klen = keylen(entry), i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(list[i], entry, klen) == 0 &&
+		    (list[i][klen] == '=' || list[i][klen] == '\0'))
+			return i;
+	return n;
+}

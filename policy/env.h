@@ -11,6 +11,7 @@
 #define CORDON_POLICY_ENV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* True if "KEY=VALUE" (or a bare KEY) may be passed to the payload. */
 bool cordon_env_allowed(const char *entry);
@@ -24,5 +25,11 @@ bool cordon_env_is_proxy(const char *entry);
  */
 #define CORDON_ENV_MAX_NAME 128
 bool cordon_env_settable(const char *entry);
+/*
+ * The index of the first of list's n entries ("KEY=VALUE" or a bare
+ * "KEY") with entry's KEY, or n: the one lookup by KEY of the broker,
+ * the policy parser and the helper.
+ */
+size_t cordon_env_find(char *const *list, size_t n, const char *entry);
 
 #endif

@@ -78,13 +78,7 @@ list_add(struct ctx *c, char ***list, size_t *n, const char *s,
 static bool
 list_has_key(char **list, size_t n, const char *s)
 {
-	size_t klen = strcspn(s, "="), i;
-
-	for (i = 0; i < n; i++)
-		if (strncmp(list[i], s, klen) == 0 &&
-		    (list[i][klen] == '=' || list[i][klen] == '\0'))
-			return true;
-	return false;
+	return cordon_env_find(list, n, s) < n;
 }
 
 /* A key of [profile], into c->prof (policy.c's set_key hands it over). */

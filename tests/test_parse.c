@@ -1,6 +1,7 @@
 /*
  * test_parse.c - tests for common/parse.c, the names and bounds in
- * common/types.c, and the environment allow-list in policy/env.c.
+ * common/ids.c and common/types.c, and the environment allow-list in
+ * policy/env.c.
  *
  * Every parser is checked on what it accepts (value exact), on what it
  * refuses (code exact), and that a refusal leaves *out untouched.
@@ -8,6 +9,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -282,7 +284,7 @@ START_TEST(t_count_bad)
 END_TEST
 
 /* ======================================================================== */
-/* names (common/types.c)                                                   */
+/* names (common/ids.c)                                                     */
 /* ======================================================================== */
 
 START_TEST(t_backend_names)
@@ -572,6 +574,50 @@ START_TEST(t_env_proxies)
 }
 END_TEST
 
+/* The one lookup by KEY (policy/env.c), used by the broker and the policy. */
+START_TEST(t_env_find)
+{
+	char *list[] = { "PATH=/bin", "KEEP", "EMPTY=", "A=1=2", "PATHX=y" };
+	size_t n = N(list);
+
+	ck_assert_uint_eq(cordon_env_find(list, n, "PATH=/usr/bin"), 0);
+	ck_assert_uint_eq(cordon_env_find(list, n, "PATH"), 0);
+	/* A bare KEY in the list matches KEY=VALUE and KEY alike. */
+	ck_assert_uint_eq(cordon_env_find(list, n, "KEEP=v"), 1);
+	ck_assert_uint_eq(cordon_env_find(list, n, "KEEP"), 1);
+	ck_assert_uint_eq(cordon_env_find(list, n, "EMPTY"), 2);
+	/* The KEY ends at the first '='. */
+	ck_assert_uint_eq(cordon_env_find(list, n, "A=3"), 3);
+	ck_assert_uint_eq(cordon_env_find(list, n, "PATHX"), 4);
+	/* A prefix or an extension of a KEY is another KEY. */
+	ck_assert_uint_eq(cordon_env_find(list, n, "PAT=x"), n);
+	ck_assert_uint_eq(cordon_env_find(list, n, "KEEPX"), n);
+	ck_assert_uint_eq(cordon_env_find(list, n, "A"), 3);
+	ck_assert_uint_eq(cordon_env_find(list, n, "B"), n);
+	ck_assert_uint_eq(cordon_env_find(list, 0, "PATH"), 0);
+	/* Only the first n entries are looked at. */
+	ck_assert_uint_eq(cordon_env_find(list, 4, "PATHX"), 4);
+}
+END_TEST
+
+/* The error helper (common/types.c): -1, the text, errno kept. */
+START_TEST(t_errf)
+{
+	char err[8];
+
+	errno = EXDEV;
+	ck_assert_int_eq(cordon_errf(err, sizeof(err), "%s %d", "bad", 42),
+	    -1);
+	ck_assert_str_eq(err, "bad 42");
+	ck_assert_int_eq(errno, EXDEV);
+	/* Cut to the buffer, still a string; no buffer at all is allowed. */
+	ck_assert_int_eq(cordon_errf(err, sizeof(err), "%s", "much too long"),
+	    -1);
+	ck_assert_str_eq(err, "much to");
+	ck_assert_int_eq(cordon_errf(NULL, 0, "%s", "nowhere"), -1);
+}
+END_TEST
+
 static Suite *
 parse_suite(void)
 {
@@ -612,6 +658,8 @@ parse_suite(void)
 	tcase_add_test(tc, t_env_allowed);
 	tcase_add_test(tc, t_env_refused);
 	tcase_add_test(tc, t_env_proxies);
+	tcase_add_test(tc, t_env_find);
+	tcase_add_test(tc, t_errf);
 	suite_add_tcase(s, tc);
 
 	return s;

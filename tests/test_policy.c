@@ -643,6 +643,32 @@ START_TEST(precedence_defaults_profiles_flags)
 }
 END_TEST
 
+/*
+ * The gate runs once, before the output files are opened: a refused run
+ * leaves no --stdout or --stderr file.  A bad flag value beside a
+ * profile is still a usage error (the flags are applied over it).
+ */
+START_TEST(refused_runs_open_no_output_files)
+{
+	char out[400], err[400];
+
+	snprintf(out, sizeof(out), "%s/refused.out", S.root);
+	snprintf(err, sizeof(err), "%s/refused.err", S.root);
+	assert_refused((const char *[]){ "--stdout", out, "--stderr", err,
+	    "--backend", "floor", "--require", "network-isolation", NULL },
+	    "network-isolation: the floor backend has no network isolation");
+	ck_assert_msg(!exists(out) && !exists(err), "an output file was made");
+	policy("[ceilings]\nmax_memory = 1G\n", 0644);
+	assert_refused((const char *[]){ "--stdout", out, "--memory", "2G",
+	    NULL }, "over the system ceiling max_memory = 1G");
+	ck_assert_msg(!exists(out), "an output file was made");
+	profile(true, "p", "[profile]\ncpu = 10s\n");
+	assert_refused((const char *[]){ "--profile", "p", "--cpu", "soon",
+	    "--stdout", out, NULL }, "--cpu: 'soon' is not a duration");
+	ck_assert_msg(!exists(out), "an output file was made");
+}
+END_TEST
+
 START_TEST(profile_errors_refuse)
 {
 	profile(true, "broken", "[profile]\ncpu = 10s\nmemroy = 1G\n");
@@ -1195,6 +1221,7 @@ suite(void)
 	tcase_add_test(e2e, file_owner_and_mode_are_checked);
 	tcase_add_test(e2e, precedence_defaults_profiles_flags);
 	tcase_add_test(e2e, profile_errors_refuse);
+	tcase_add_test(e2e, refused_runs_open_no_output_files);
 	tcase_add_test(e2e, ceilings_refuse_and_lower_defaults);
 	tcase_add_test(e2e, bad_system_policy_refuses_everything);
 	tcase_add_test(e2e, network_and_allow_groups);
