@@ -249,7 +249,7 @@ cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
     int outfd, int errfd)
 {
 	char *henv[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
-	static char confdir[CORDON_MAX_PATH_LEN + 32];
+	char confdir[CORDON_MAX_PATH_LEN + 32];
 	char *const hargv[] = { "cordon-helper", NULL };
 	posix_spawn_file_actions_t fa;
 	size_t i, k = 0;
