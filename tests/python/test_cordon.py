@@ -141,6 +141,32 @@ class CordonTest(unittest.TestCase):
                                    capture_output=True, timeout=30)
                     self.assertEqual(r.stdout.strip(), b"0")
 
+    def test_works_with_our_stdio_closed(self):
+        """A daemon-like caller with fds 0-2 closed: its files land there.
+
+        Its stdout file becomes fd 0 and the stdin pipe fds 1 and 2; each
+        must still reach the payload as what it was given for.
+        """
+        res, got = (os.path.join(self.tmp, n) for n in ("result", "stdout"))
+        script = r"""
+import os, sys, cordon
+res = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+for fd in (0, 1, 2):
+    os.close(fd)
+out = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+assert out == 0
+r = cordon.run(["sh", "-c", "cat; echo to-err >&2"],
+               cordon.Config(trace_path=sys.argv[3], workdir_base=sys.argv[4]),
+               stdin=b"to-out", stdout=out, stderr=cordon.PIPE)
+os.write(res, repr((r.outcome, r.exit_code, r.stderr)).encode())
+"""
+        subprocess.run([sys.executable, "-c", script, res, got, self.trace,
+                        self.base], check=True, timeout=60)
+        with open(res) as f:
+            self.assertEqual(f.read(), repr(("exited", 0, b"to-err\n")))
+        with open(got, "rb") as f:
+            self.assertEqual(f.read(), b"to-out")
+
     def test_output_cap_keeps_exactly_the_cap(self):
         r = cordon.run(["yes"], self.config(output=10000),
                        capture_output=True, timeout=30)
