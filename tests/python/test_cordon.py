@@ -8,6 +8,7 @@ and workdir base in a temporary directory (and the suite its own empty
 configuration directory, so no installed policy applies), and checks
 that the run left nothing in the base.
 """
+import ast
 import json
 import os
 import shutil
@@ -458,6 +459,33 @@ print(json.dumps(out))
         ids = {r.run_id for r in results}
         self.assertEqual(len(ids), n)
         self.assertEqual({i for i, _ in self.rows()}, ids)
+
+    def test_first_runs_of_a_process_from_threads_share_one_probe(self):
+        """Required controls make each run ask select's per-process cache,
+        which threads fill at once in a fresh process."""
+        script = r"""
+import sys, threading, cordon
+cfg = cordon.Config(require=["memory", "wall"], trace_path=sys.argv[1],
+                    workdir_base=sys.argv[2])
+out = [None] * 6
+def one(i):
+    try:
+        r = cordon.run(["sh", "-c", "exit %d" % i], cfg)
+        out[i] = (r.outcome, r.exit_code, r.run_id)
+    except Exception as e:
+        out[i] = repr(e)
+ts = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+print(repr(out))
+"""
+        p = subprocess.run([sys.executable, "-c", script, self.trace,
+                            self.base], stdout=subprocess.PIPE, check=True,
+                           timeout=120)
+        out = ast.literal_eval(p.stdout.decode())
+        self.assertEqual([o[:2] for o in out],
+                         [("exited", i) for i in range(6)], out)
+        self.assertEqual(len({o[2] for o in out}), 6)
 
 
 if __name__ == "__main__":
