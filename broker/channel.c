@@ -37,15 +37,15 @@
 int
 cordon_start_helper(const char *path, pid_t *pid, int *sock)
 {
-	return cordon_start_helper_io(path, pid, sock, -1, -1);
+	return cordon_start_helper_io(path, pid, sock, -1, -1, -1);
 }
 
 int
-cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
-    int errfd)
+cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
+    int outfd, int errfd)
 {
 	char *henv[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
-	static char confdir[CORDON_MAX_PATH_LEN + 32];
+	char confdir[CORDON_MAX_PATH_LEN + 32];
 	char *const hargv[] = { "cordon-helper", NULL };
 	posix_spawn_file_actions_t fa;
 	size_t i, k = 0;
@@ -79,7 +79,7 @@ cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -CORDON_E_HELPER;
 	/*
-	 * The payload's output files become the helper's stdout and stderr
+	 * The payload's stdin and output files become the helper's fds 0-2
 	 * (helper/helper.c passes them on, or pumps into them under an output cap):
 	 * no fd travels over the socket.  Our end is moved above fd 3 first,
 	 * so that neither of those dup2s can land on it.
@@ -93,7 +93,9 @@ cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
 		}
 	}
 	if ((e = posix_spawn_file_actions_init(&fa)) == 0) {
-		if ((outfd < 0 ||
+		if ((infd < 0 ||
+		    (e = posix_spawn_file_actions_adddup2(&fa, infd, 0)) == 0) &&
+		    (outfd < 0 ||
 		    (e = posix_spawn_file_actions_adddup2(&fa, outfd, 1)) == 0) &&
 		    (errfd < 0 ||
 		    (e = posix_spawn_file_actions_adddup2(&fa, errfd, 2)) == 0) &&

@@ -42,7 +42,7 @@ cordon_config_new(void)
 	cordon_limits_default(&cfg->limits);
 	cfg->backend = CORDON_BACKEND_AUTO;
 	cfg->cancel_fd = -1;
-	cfg->stdout_fd = cfg->stderr_fd = -1;
+	cfg->stdin_fd = cfg->stdout_fd = cfg->stderr_fd = -1;
 	cfg->copy_out_limit = 1ULL << 30;
 	return cfg;
 }
@@ -365,4 +365,10 @@ out:
 	cordon_profile_free(&usr);
 	free(upath);
 	return r;
+}
+
+void
+cordon_config_set_stdin_fd(cordon_config *cfg, int fd)
+{
+	cfg->stdin_fd = fd;
 }

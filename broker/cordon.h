@@ -86,6 +86,12 @@ int cordon_config_set_copy_out_limit(cordon_config *cfg, uint64_t bytes);
 void cordon_config_set_stdout_fd(cordon_config *cfg, int fd);
 void cordon_config_set_stderr_fd(cordon_config *cfg, int fd);
 /*
+ * The payload's stdin: an fd open for reading (the library does not
+ * close it; a pipe's reader sees end of file once the caller closes the
+ * write end), or -1 for the caller's own.
+ */
+void cordon_config_set_stdin_fd(cordon_config *cfg, int fd);
+/*
  * Checks what only the file system can tell (copy-in sources readable,
  * copy-out destinations free, ro-bind sources present): 0, or
  * -CORDON_E_INVAL with the reason in err.  cordon_run() checks the same.
@@ -144,7 +150,7 @@ int cordon_probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
 
 /*
  * Run argv[0] with argv inside the sandbox; stdin, stdout and stderr are
- * the caller's.  On return 0, *result holds the outcome, which may itself
+ * the caller's unless set above.  On return 0, *result holds the outcome, which may itself
  * be a sandbox error (the run was recorded but could not be completed).
  * A negative return means nothing ran and nothing was recorded.
  */

@@ -32,7 +32,7 @@ struct cordon_config {
 	struct cordon_copy *copy_in, *copy_out, *binds;
 	size_t ncopy_in, ncopy_out, nbinds;
 	uint64_t copy_out_limit;
-	int stdout_fd, stderr_fd; /* the payload's, or -1: the caller's */
+	int stdin_fd, stdout_fd, stderr_fd; /* the payload's, or -1: ours */
 	/* Profiles (config.c) and what the gate checks (gate.c). */
 	uint32_t limits_set;  /* bit (1 << cap): set by a profile, flag or call */
 	uint32_t limits_from_profile; /* of those, set by the profile */
@@ -143,9 +143,9 @@ int cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz);
 
 /* channel.c: the helper with its end of a new socketpair on fd 3. */
 int cordon_start_helper(const char *path, pid_t *pid, int *sock);
-/* The same, with outfd / errfd (unless -1) as its fds 1 and 2. */
-int cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int outfd,
-    int errfd);
+/* The same, with infd / outfd / errfd (unless -1) as its fds 0, 1 and 2. */
+int cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
+    int outfd, int errfd);
 /* Reaps it; its wait status, or -1. */
 int cordon_wait_helper(pid_t pid);
 /*

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,7 +305,12 @@ cordon_select_applied(const cordon_config *cfg,
     enum cordon_backend_id *backend, uint32_t *applied, char *reason,
     size_t reasonsz)
 {
-	/* One probe per process and requested backend (not thread-safe). */
+	/*
+	 * One probe per process and requested backend.  Runs from several
+	 * threads reach here (cordon_gate, for the required controls): the
+	 * lock keeps an entry from being read while another thread fills it.
+	 */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static struct {
 		bool valid;
 		int err;
@@ -312,10 +318,11 @@ cordon_select_applied(const cordon_config *cfg,
 		uint32_t applied;
 		char reason[CORDON_MAX_TEXT_LEN];
 	} cache[CORDON_BACKEND_MAX_];
-	int b = (int)cfg->backend;
+	int b = (int)cfg->backend, err;
 
 	if (b < 0 || b >= CORDON_BACKEND_MAX_)
 		return -CORDON_E_INVAL;
+	(void)pthread_mutex_lock(&lock);
 	if (!cache[b].valid) {
 		cache[b].err = probe(cfg, NULL, NULL, &cache[b].backend,
 		    &cache[b].applied, cache[b].reason, sizeof(cache[b].reason));
@@ -326,5 +333,7 @@ cordon_select_applied(const cordon_config *cfg,
 	*applied = cache[b].applied;
 	if (reason != NULL && reasonsz > 0)
 		snprintf(reason, reasonsz, "%s", cache[b].reason);
-	return cache[b].err;
+	err = cache[b].err;
+	(void)pthread_mutex_unlock(&lock);
+	return err;
 }

@@ -578,8 +578,8 @@ supervise(struct cordon_trace *t, const struct launch *l,
 	pid_t pid = -1;
 	int sock = -1, err, status;
 
-	if (cordon_start_helper_io(l->helper, &pid, &sock, cfg->stdout_fd,
-	    cfg->stderr_fd) < 0) {
+	if (cordon_start_helper_io(l->helper, &pid, &sock, cfg->stdin_fd,
+	    cfg->stdout_fd, cfg->stderr_fd) < 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		why = xfmt("cannot execute the helper %s: %s (is cordon "
 		    "installed?)", l->helper, strerror(errno));

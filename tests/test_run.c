@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cordon.h"
 #include "testutil.h"
 
 #define MAXARGS 32
@@ -1489,6 +1490,56 @@ START_TEST(default_base_cannot_be_taken_by_another_user)
 }
 END_TEST
 
+/*
+ * libcordon's cordon_config_set_stdin_fd: the payload reads the given fd,
+ * every byte of it (NUL and bytes that are not UTF-8 included), and the
+ * library leaves the fd open for its caller.  Floor and auto (linux-ns
+ * where it can be built) alike: the helper passes its own fd 0 on.
+ */
+START_TEST(stdin_fd_feeds_the_payload)
+{
+	static const char data[] = "line one\n\xff\xfe\x80 not UTF-8\0 a NUL\n";
+	const enum cordon_backend_id backend = _i == 0 ? CORDON_BACKEND_FLOOR :
+	    CORDON_BACKEND_AUTO;
+	char *const argv[] = { "/bin/cat", NULL };
+	char out[400], got[sizeof(data) + 16];
+	cordon_config *cfg = cordon_config_new();
+	cordon_result *r = NULL;
+	int in[2], ofd, n;
+
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+	/* Less than a pipe holds: the write end is closed before the run. */
+	ck_assert_int_eq(write(in[1], data, sizeof(data) - 1),
+	    (ssize_t)sizeof(data) - 1);
+	close(in[1]);
+	snprintf(out, sizeof(out), "%s/out", S.root);
+	ofd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(ofd, 0);
+	ck_assert_int_eq(cordon_config_set_backend(cfg, backend), 0);
+	ck_assert_int_eq(cordon_config_set_trace_path(cfg, S.trace), 0);
+	ck_assert_int_eq(cordon_config_set_workdir_base(cfg, S.base), 0);
+	cordon_config_set_stdin_fd(cfg, in[0]);
+	cordon_config_set_stdout_fd(cfg, ofd);
+
+	ck_assert_int_eq(cordon_run(cfg, argv, &r), 0);
+	ck_assert_msg(cordon_result_outcome(r) == CORDON_OUTCOME_EXITED &&
+	    cordon_result_exit_code(r) == 0, "outcome %s, exit %d, error %s",
+	    cordon_outcome_name(cordon_result_outcome(r)),
+	    cordon_result_exit_code(r), cordon_result_error(r));
+	n = (int)pread(ofd, got, sizeof(got), 0);
+	ck_assert_int_eq(n, (int)sizeof(data) - 1);
+	ck_assert(memcmp(got, data, sizeof(data) - 1) == 0);
+	/* The caller's fds stay the caller's. */
+	ck_assert_int_ge(fcntl(in[0], F_GETFD), 0);
+	ck_assert_int_ge(fcntl(ofd, F_GETFD), 0);
+	cordon_result_free(r);
+	cordon_config_free(cfg);
+	close(in[0]);
+	close(ofd);
+}
+END_TEST
+
 static Suite *
 run_suite(void)
 {
@@ -1534,6 +1585,7 @@ run_suite(void)
 	tcase_add_test(tc, bad_record_destinations_are_refused);
 	tcase_add_test(tc, unprivileged_chmod_000_is_removed);
 	tcase_add_test(tc, default_base_cannot_be_taken_by_another_user);
+	tcase_add_loop_test(tc, stdin_fd_feeds_the_payload, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
