@@ -81,11 +81,14 @@ chmod 0755 "$tmp"
 trap cleanup EXIT
 
 # --- 1. tools (the build dependencies come from debian/control, below) ---------
-if ! apt-get install -y -qq --no-install-recommends build-essential dpkg-dev \
-    lintian >/dev/null 2>&1; then
+tools="build-essential dpkg-dev lintian"
+# shellcheck disable=SC2086
+if [ "$(dpkg-query -W -f='${Status}\n' $tools 2>/dev/null |
+    grep -c 'ok installed$')" != 3 ]; then
+	say "installing $tools"
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends build-essential dpkg-dev \
-	    lintian >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $tools >/dev/null
 fi
 
 # --- 2. build from a clean copy ------------------------------------------------
