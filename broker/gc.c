@@ -205,7 +205,7 @@ int
 cordon_gc(const cordon_config *cfg, char *msg, size_t msgsz)
 {
 	char err[CORDON_MAX_TEXT_LEN] = "", *base = NULL;
-	int base_fd = -1, n, r;
+	int base_fd = -1, n, ncg, r;
 
 	if ((r = cfg->workdir_base != NULL ?
 	    ((base = strdup(cfg->workdir_base)) ? 0 : -CORDON_E_NOMEM) :
@@ -220,7 +220,12 @@ cordon_gc(const cordon_config *cfg, char *msg, size_t msgsz)
 		free(base);
 		return r;
 	}
-	/* A base busy with another gc is waited for, 10 s at most. */
+	/*
+	 * Dead runs' cgroups first: what is left of their processes dies
+	 * there, so none is still writing into the workdir removed next.  A
+	 * base busy with another gc is waited for, 10 s at most.
+	 */
+	ncg = cgroup_gc();
 	n = workdir_gc(base_fd, 10000, err, sizeof(err));
 	close(base_fd);
 	free(base);
@@ -231,8 +236,6 @@ cordon_gc(const cordon_config *cfg, char *msg, size_t msgsz)
 	}
 	if (msg != NULL && msgsz > 0)
 		(void)snprintf(msg, msgsz, "reclaimed %d workdir(s), %d "
-		    "cgroup(s)", n, cgroup_gc());
-	else
-		(void)cgroup_gc();
+		    "cgroup(s)", n, ncg);
 	return 0;
 }

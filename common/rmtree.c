@@ -66,12 +66,17 @@ cordon_base_open(const char *base, int *base_fd, char *err, size_t errsz)
 		return ERR("cannot open workdir base %s: %s", base,
 		    strerror(errno));
 	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
 		close(fd);
+		errno = e;
 		return ERR("cannot stat workdir base %s: %s", base,
 		    strerror(errno));
 	}
 	if (!cordon_base_private(&st)) {
 		close(fd);
+		/* Not ENOENT: callers make a base only where none exists. */
+		errno = EPERM;
 		return ERR("workdir base %s must be owned by uid %u and not "
 		    "writable by group or others (it is uid %u, mode %03o)",
 		    base, (unsigned)getuid(), (unsigned)st.st_uid,

@@ -53,10 +53,11 @@
  * every path is opened with the invoker's own access).  Each function
  * below also says why it is safe, in its own comment.
  *   ns_start child   take_ids: SETUID, SETGID (the invoker's ids, groups)
- *   gather           SYS_ADMIN: open_tree clones (clone_system, workdir,
- *                    --ro-bind sources), reopen_same of the base
- *   build_root       SYS_ADMIN: new_fs, place, place_bind, tmp_dir,
- *                    build_dev, setattr, pivot_root, umount2
+ *   gather           SYS_ADMIN: mount(MS_REC | MS_PRIVATE) of the run's
+ *                    own mount namespace, open_tree clones (clone_system,
+ *                    workdir, --ro-bind sources), reopen_same of the base
+ *   build_root       SYS_ADMIN: new_fs, move_mount, place, place_bind,
+ *                    tmp_dir, build_dev, setattr, pivot_root, umount2
  *   strip_foreign_proc  SYS_ADMIN: umount2 of every other procfs
  *   close_all_but    none (fds only)
  *   sethostname      SYS_ADMIN, of the run's own uts namespace
@@ -66,7 +67,11 @@
  *   priv_init_caps(false)  lowers the effective set to SETPCAP alone
  *   payload          SETPCAP: drop_all_caps (priv.c) empties the bounding
  *                    set, then every set, verified, before the execve
- *   init, after the fork: every capability cleared before wait_payload.
+ *   init, after the fork: every capability cleared and read back
+ *                    (caps_cleared) before wait_payload.
+ *   probe_child      (cordon probe) SYS_ADMIN: mount(MS_REC | MS_PRIVATE)
+ *                    and new_fs (tmpfs, proc) in the probe's own mount
+ *                    namespace, which the probe then leaves behind.
  */
 #include "config.h"
 
@@ -789,6 +794,23 @@ wait_payload(pid_t pid, rlim_t ceiling)
 	}
 }
 
+/* Every capability set cleared, and read back to be so. */
+static bool
+caps_cleared(void)
+{
+	cap_t none, now = NULL;
+	bool ok;
+
+	if ((none = cap_init()) == NULL)
+		return false;
+	ok = cap_set_proc(none) == 0 && (now = cap_get_proc()) != NULL &&
+	    cap_compare(none, now) == 0;
+	cap_free(none);
+	if (now != NULL)
+		cap_free(now);
+	return ok;
+}
+
 /*
  * pid 1: set up, fork the payload, wait, report, exit.  Signals stay
  * blocked as the helper left them; it needs none.
@@ -800,7 +822,6 @@ init(const struct request *req, const struct workdir *wd,
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	bool nproc_ns = false, userns = false, watch;
 	struct sources src;
-	cap_t none;
 	pid_t pid;
 	int status;
 
@@ -862,10 +883,14 @@ init(const struct request *req, const struct workdir *wd,
 	if (pid == 0)
 		payload(req, ids, errfd, nproc_ns);
 	close(errfd);
-	/* pid 1 needs no privilege to wait (and never execs: no bounding set). */
-	if ((none = cap_init()) != NULL) {
-		(void)cap_set_proc(none);
-		cap_free(none);
+	/*
+	 * pid 1 needs no privilege to wait (and never execs: no bounding
+	 * set).  Read back: should the clear not hold, the payload is killed
+	 * rather than run beside an init with capabilities.
+	 */
+	if (!caps_cleared()) {
+		(void)kill(pid, SIGKILL);
+		_exit(126);
 	}
 	status = wait_payload(pid, watch ? (rlim_t)req->limits.nproc + 2 : 0);
 	(void)!write(statusfd, &status, sizeof(status));

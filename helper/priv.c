@@ -202,10 +202,17 @@ drop_all_caps(void)
 	cap_t none, now;
 	int same, bits;
 
-	/* Beyond what this kernel knows, PR_CAPBSET_DROP says EINVAL. */
-	for (c = 0; c <= CAP_LAST_CAP; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			return -1;
+	/*
+	 * Every bit the running kernel has, which may be more than these
+	 * headers name (a helper linked statically, run on a newer kernel):
+	 * up to the first that PR_CAPBSET_DROP calls EINVAL (64 at most).
+	 */
+	for (c = 0; c < 64; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0) {
+			if (errno != EINVAL)
+				return -1;
+			break;
+		}
 	if (cap_reset_ambient() < 0)
 		return -1;
 	/* Not even a uid-0 exec could bring them back. */
@@ -221,7 +228,8 @@ drop_all_caps(void)
 	cap_free(none);
 	cap_free(now);
 	/* Read back: every bounding and ambient bit this kernel has. */
-	for (c = 0; same && c <= CAP_LAST_CAP; c++)
+	for (c = 0; same && c < 64 && prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0;
+	    c++)
 		same = prctl(PR_CAPBSET_READ, c, 0, 0, 0) != 1 &&
 		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) != 1;
 	bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);

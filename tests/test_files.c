@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon.h"
 #include "testutil.h"
 
 #define MAXARGS 48
@@ -551,6 +552,28 @@ probe_ns(void)
 	return system(cmd) == 0;
 }
 
+/*
+ * A base others may write to is refused by name, whatever errno held
+ * before: cordon_base_open once left it unset there, so a stale ENOENT
+ * read as "no base, nothing to reclaim" and gc claimed success.
+ */
+START_TEST(t_gc_refuses_a_shared_base_whatever_errno_was)
+{
+	char dir[] = "/tmp/cordon-gc-XXXXXX", msg[512] = "";
+	cordon_config *cfg = cordon_config_new();
+
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	ck_assert_int_eq(cordon_config_set_workdir_base(cfg, dir), 0);
+	errno = ENOENT;
+	ck_assert_int_lt(cordon_gc(cfg, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "must be owned by uid") != NULL, "%s", msg);
+	ck_assert_int_eq(rmdir(dir), 0);
+	cordon_config_free(cfg);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -560,6 +583,10 @@ main(void)
 	SRunner *sr;
 	int failed;
 
+	TCase *gc = tcase_create("gc");
+
+	tcase_add_test(gc, t_gc_refuses_a_shared_base_whatever_errno_was);
+	suite_add_tcase(s, gc);
 	ns_ok = probe_ns();
 	if (!ns_ok)
 		fprintf(stderr, "NOTE: linux-ns cannot be built here; its "

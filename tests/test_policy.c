@@ -228,6 +228,11 @@ START_TEST(kinds_and_what_was_asked)
 	ck_assert_int_eq(cordon_policy_parse(NAME, "[profile]", 9,
 	    CORDON_KIND_ANY, &got, &pol, NULL, err, sizeof(err)), -CORDON_E_INVAL);
 	ck_assert_str_eq(err, NAME ": is a profile, not what was asked for");
+	/* With keys, too: a parser without profiles never reads them. */
+	ck_assert_int_eq(cordon_policy_parse(NAME, "[profile]\ncpu = 10s\n",
+	    20, CORDON_KIND_ANY, &got, &pol, NULL, err, sizeof(err)),
+	    -CORDON_E_INVAL);
+	ck_assert_str_eq(err, NAME ": is a profile, not what was asked for");
 	ck_assert_int_eq(cordon_policy_parse(NAME, "[profile]", 9,
 	    CORDON_KIND_ANY, &got, &pol, &prof, err, sizeof(err)), 0);
 	ck_assert_int_eq(got, CORDON_KIND_PROFILE);
