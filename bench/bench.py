@@ -15,6 +15,13 @@ Markdown table (also written to bench/last-run.md):
             before it is killed (max_rss in the result against the cap)
   teardown  removing a workdir of 100,000 files, beside rm -rf of the same
   trace     cordon trace list / show on a trace of 1,000,000 runs
+  library   the library path: bench/librun keeps one libcordon config and
+            runs /bin/true 1,000 times through cordon_run(): median and p90
+            per run, against bubblewrap's CLI median
+  cpu       CPU (user+sys) per run of every process a run starts, counted
+            from outside (RUSAGE_CHILDREN of this script over client loops):
+            cordon linux-ns CLI, the library path, bubblewrap and bare
+            /bin/true, at 1 and 8 clients
 
 Run as root, every measured command drops to uid/gid 65534 (nobody, or the
 user BENCH_USER names) with setpriv, and the binaries are copied to a
@@ -59,6 +66,8 @@ SPIN_SECONDS = 20 if not QUICK else 5
 MAKE_FILES = 200 if not QUICK else 60
 TEARDOWN_FILES = 100000 if not QUICK else 20000
 TRACE_RUNS = 1000000 if not QUICK else 100000
+LIB_RUNS = 1000 if not QUICK else 200
+CPU_RUNS = 200 if not QUICK else 40         # per row, split among clients
 MEMORY_CAP_MB = 256
 
 
@@ -83,7 +92,11 @@ class Env:
         # Real ELF files: cordon links libcordon statically (noinst), the
         # helper and the payload have no libtool wrapper.
         for name, src in (("cordon", "cordon"), ("cordon-helper",
-                          "cordon-helper"), ("payload", "tests/payload")):
+                          "cordon-helper"), ("payload", "tests/payload"),
+                          ("librun", "bench/librun")):
+            if name == "librun" and not os.path.exists(
+                    os.path.join(builddir, src)):
+                continue    # only make bench builds it
             dst = os.path.join(self.bin, name)
             shutil.copy(os.path.join(builddir, src), dst)
             os.chmod(dst, 0o755)
@@ -96,6 +109,9 @@ class Env:
                 os.chown(d, self.uid, self.gid)
         self.cordon = os.path.join(self.bin, "cordon")
         self.payload = os.path.join(self.bin, "payload")
+        self.librun = os.path.join(self.bin, "librun")
+        # Medians a later section compares with (bubblewrap's CLI latency).
+        self.medians = {}
         self.env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": self.home,
@@ -236,6 +252,7 @@ def bench_spawn(e, rows, notes):
                      "timed with a fork/exec loop, which adds its own cost")
         med = time_loop(e, cmds, SPAWN_RUNS)
         how = "fork/exec loop, %d runs each" % SPAWN_RUNS
+    e.medians.update(med)
     ref = med.get("cordon linux-ns")
     rows.append("")
     rows.append("### Spawn latency of `/bin/true` (%s)" % how)
@@ -578,6 +595,166 @@ def bench_trace(e, rows, notes):
                  "which adds the same ~1-2 ms to each row)")
 
 
+# ---- the library path ---------------------------------------------------
+
+def bwrap_argv():
+    return ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/",
+            "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "/bin/true"]
+
+
+def bwrap_median(e, notes):
+    """bubblewrap's CLI median: from the spawn section, else timed here."""
+    if "bubblewrap" in e.medians:
+        return e.medians["bubblewrap"], "the spawn section above"
+    if not shutil.which("bwrap"):
+        return None, None
+    ok, err = usable(e, bwrap_argv())
+    if not ok:
+        notes.append("library: bubblewrap failed here (%s)" % err)
+        return None, None
+    hf = shutil.which("hyperfine")
+    if hf:
+        out = e.path("home", "bwrap.json")
+        e.call([hf, "-N", "--warmup", "3", "--runs", str(SPAWN_RUNS),
+                "--export-json", out, "--style", "none", "-n", "bubblewrap",
+                " ".join(bwrap_argv())], check=True,
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(out) as f:
+            times = json.load(f)["results"][0]["times"]
+        return statistics.median(times), "hyperfine -N, %d runs" % SPAWN_RUNS
+    med = time_loop(e, [("bubblewrap", "", bwrap_argv())], SPAWN_RUNS)
+    return med["bubblewrap"], "a fork/exec loop, %d runs" % SPAWN_RUNS
+
+
+def run_librun(e, n, trace):
+    """One librun process; its JSON line, or None with stderr."""
+    r = e.call([e.librun, "-n", str(n), "-t", trace, "--", "/bin/true"],
+               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        return json.loads(r.stdout.decode().strip().splitlines()[-1]), ""
+    except (ValueError, IndexError):
+        return None, r.stderr.decode(errors="replace").strip()
+
+
+def bench_library(e, rows, notes):
+    if not os.path.exists(e.librun):
+        notes.append("library: bench/librun not built (make bench builds it)")
+        return
+    db = e.trace("library")
+    res, err = run_librun(e, LIB_RUNS, db)
+    if res is None:
+        notes.append("library: librun gave no result (%s)" % err)
+        return
+    runs, partial = trace_counts(db)
+    # librun's 3 warm-up runs are in the trace too.
+    lost = LIB_RUNS + 3 - res["failed"] - runs + partial
+    ref, how = bwrap_median(e, notes)
+    rows.append("")
+    rows.append("### Library path: one process, one libcordon config, "
+                "`/bin/true` %d times (linux-ns, trace on)" % LIB_RUNS)
+    rows.append("")
+    rows.append("| path | median | p90 | mean | CPU/run in-process | "
+                "CPU/run helper+sandbox | failed | lost trace rows |")
+    rows.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    rows.append("| cordon_run() (bench/librun) | %.1f ms | %.1f ms | %.1f ms "
+                "| %.1f ms | %.1f ms | %d | %d |" % (
+                    res["median_ms"], res["p90_ms"], res["mean_ms"],
+                    res["cpu_self_ms"], res["cpu_children_ms"], res["failed"],
+                    lost))
+    if ref:
+        rows.append("| bubblewrap CLI (%s) | %s | | | | | | |" % (
+            how, fmt_ms(ref)))
+        rows.append("")
+        rows.append("library median / bubblewrap CLI = **%.2f** (target <= "
+                    "0.60)" % (res["median_ms"] / 1000.0 / ref))
+    notes.append("library: latency from librun's own clock around each "
+                 "cordon_run() (no exec of a CLI, no fork from this script); "
+                 "its CPU split is getrusage SELF (the library) and CHILDREN "
+                 "(helper, init and payload, as waited for)")
+
+
+# ---- CPU per run, counted from outside ------------------------------------
+
+def clients_cpu(e, argvs):
+    """Runs argvs side by side; (CPU s of them all, wall s, outputs, errs)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    procs = [e.popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for a in argvs]
+    done = [p.communicate() for p in procs]
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime -
+                                                before.ru_stime)
+    return (cpu, wall, [o.decode(errors="replace") for o, _ in done],
+            [x.decode(errors="replace") for _, x in done])
+
+
+def cpu_loop(e, argv, clients, per_client):
+    """clients shell loops of argv; (CPU s per run, wall s, failures)."""
+    loop = ('i=0; while [ $i -lt %d ]; do %s >/dev/null || echo "run '
+            'failed: $?" >&2; i=$((i+1)); done' % (per_client,
+                                                   " ".join(argv)))
+    cpu, wall, _, errs = clients_cpu(e, [["sh", "-c", loop]] * clients)
+    return (cpu / (clients * per_client), wall,
+            "\n".join(errs).count("run failed"))
+
+
+def cpu_librun(e, clients, per_client, db):
+    """clients librun processes; (CPU s per run, wall s, failures)."""
+    argv = [e.librun, "-w", "0", "-n", str(per_client), "-t", db, "--",
+            "/bin/true"]
+    cpu, wall, outs, _ = clients_cpu(e, [argv] * clients)
+    failed = 0
+    for out in outs:
+        try:
+            failed += json.loads(out.strip().splitlines()[-1])["failed"]
+        except (ValueError, IndexError, KeyError):
+            failed += per_client
+    return cpu / (clients * per_client), wall, failed
+
+
+def bench_cpu(e, rows, notes):
+    contenders = [("cordon linux-ns (CLI)", [e.cordon, "run", "--backend",
+                   "linux-ns", "--trace", e.trace("cpu"), "--",
+                   "/bin/true"])]
+    if os.path.exists(e.librun):
+        contenders.append(("cordon library (librun)", None))
+    if shutil.which("bwrap") and usable(e, bwrap_argv())[0]:
+        contenders.append(("bubblewrap", bwrap_argv()))
+    contenders.append(("/bin/true bare", ["/bin/true"]))
+    rows.append("")
+    rows.append("### CPU per run, every process counted from outside "
+                "(%d runs per row, split among the clients)" % CPU_RUNS)
+    rows.append("")
+    rows.append("| contender | clients | CPU/run (user+sys) | runs/s | "
+                "failed | ratio to bubblewrap |")
+    rows.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    got = {}
+    for clients in (1, 8):
+        per = max(1, CPU_RUNS // clients)
+        for name, argv in contenders:
+            if argv is None:
+                cpu, wall, failed = cpu_librun(e, clients, per,
+                                               e.trace("cpulib"))
+            else:
+                cpu, wall, failed = cpu_loop(e, argv, clients, per)
+            got[(name, clients)] = (cpu, wall, failed, clients * per)
+        for name, _ in contenders:
+            cpu, wall, failed, total = got[(name, clients)]
+            ref = got.get(("bubblewrap", clients))
+            rows.append("| %s | %d | %.1f ms | %.1f | %d | %s |" % (
+                name, clients, cpu * 1000, total / wall, failed,
+                ratio(cpu, ref[0]) if ref else "-"))
+    notes.append("cpu: user+sys of every process waited for (RUSAGE_CHILDREN"
+                 " of this script around the client loops), divided by the "
+                 "runs; each CLI row also pays its shell loop's fork and "
+                 "the exec of the command (the bare /bin/true row is that "
+                 "floor); the library row pays no CLI exec; a process no "
+                 "one waits for would not be counted")
+
+
 # ---- main -----------------------------------------------------------------
 
 def main():
@@ -585,7 +762,7 @@ def main():
     ap.add_argument("--builddir", default=".")
     ap.add_argument("--out", default="bench/last-run.md")
     ap.add_argument("--only", default="spawn,throughput,monitor,memory,"
-                    "teardown,trace")
+                    "teardown,trace,library,cpu")
     a = ap.parse_args()
     if os.geteuid() == 0 and not shutil.which("setpriv"):
         sys.exit("bench: setpriv (util-linux) is needed to drop to nobody")
@@ -593,7 +770,8 @@ def main():
     rows, notes = [], []
     steps = {"spawn": bench_spawn, "throughput": bench_throughput,
              "monitor": bench_monitor, "memory": bench_memory,
-             "teardown": bench_teardown, "trace": bench_trace}
+             "teardown": bench_teardown, "trace": bench_trace,
+             "library": bench_library, "cpu": bench_cpu}
     t_all = time.perf_counter()
     try:
         for name in a.only.split(","):
