@@ -676,43 +676,93 @@ def bench_library(e, rows, notes):
 
 # ---- CPU per run, counted from outside ------------------------------------
 
-def clients_cpu(e, argvs):
-    """Runs argvs side by side; (CPU s of them all, wall s, outputs, errs)."""
+def perf_usable():
+    """Whether perf stat can count task-clock here (not in every VM)."""
+    if not shutil.which("perf"):
+        return False
+    r = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock", "--",
+                        "true"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+    return r.returncode == 0 and b"task-clock" in r.stderr
+
+
+def perf_task_ms(path):
+    """The task-clock total (ms) a perf stat -x, -o path wrote."""
+    with open(path) as f:
+        for line in f:
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2].startswith("task-clock"):
+                return float(fields[0])
+    return None
+
+
+def clients_cpu(e, argvs, use_perf=False):
+    """Runs argvs side by side: (CPU s of every process waited for, wall s,
+    outputs, errs), then, with use_perf, again under perf stat for the CPU
+    of every task started (else None): perf's own CPU would count in the
+    first figure."""
+    cpu, _, wall, out, err = clients_run(e, argvs, False)
+    every = clients_run(e, argvs, True)[1] if use_perf else None
+    return cpu, every, wall, out, err
+
+
+def clients_run(e, argvs, use_perf):
+    outs = []
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    procs = [e.popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for a in argvs]
+    procs = []
+    for i, a in enumerate(argvs):
+        full = e.argv(a)
+        if use_perf:
+            outs.append(e.path("perf%d.txt" % i))
+            full = ["perf", "stat", "-x,", "-e", "task-clock", "-o",
+                    outs[-1], "--"] + full
+        procs.append(subprocess.Popen(full, cwd=e.home,
+                                      stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE))
     done = [p.communicate() for p in procs]
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime -
                                                 before.ru_stime)
-    return (cpu, wall, [o.decode(errors="replace") for o, _ in done],
+    every = None
+    if use_perf:
+        ms = [perf_task_ms(o) for o in outs]
+        every = sum(ms) / 1000.0 if None not in ms else None
+    return (cpu, every, wall, [o.decode(errors="replace") for o, _ in done],
             [x.decode(errors="replace") for _, x in done])
 
 
-def cpu_loop(e, argv, clients, per_client):
-    """clients shell loops of argv; (CPU s per run, wall s, failures)."""
+def per_run(x, n):
+    return x / n if x is not None else None
+
+
+def cpu_loop(e, argv, clients, per_client, use_perf):
+    """clients shell loops of argv: (CPU s per run waited for, every task,
+    wall s, failures)."""
     loop = ('i=0; while [ $i -lt %d ]; do %s >/dev/null || echo "run '
             'failed: $?" >&2; i=$((i+1)); done' % (per_client,
                                                    " ".join(argv)))
-    cpu, wall, _, errs = clients_cpu(e, [["sh", "-c", loop]] * clients)
-    return (cpu / (clients * per_client), wall,
+    n = clients * per_client
+    cpu, every, wall, _, errs = clients_cpu(e, [["sh", "-c", loop]] *
+                                            clients, use_perf)
+    return (cpu / n, per_run(every, n), wall,
             "\n".join(errs).count("run failed"))
 
 
-def cpu_librun(e, clients, per_client, db):
-    """clients librun processes; (CPU s per run, wall s, failures)."""
+def cpu_librun(e, clients, per_client, db, use_perf):
+    """clients librun processes, the same figures."""
     argv = [e.librun, "-w", "0", "-n", str(per_client), "-t", db, "--",
             "/bin/true"]
-    cpu, wall, outs, _ = clients_cpu(e, [argv] * clients)
+    n = clients * per_client
+    cpu, every, wall, outs, _ = clients_cpu(e, [argv] * clients, use_perf)
     failed = 0
     for out in outs:
         try:
             failed += json.loads(out.strip().splitlines()[-1])["failed"]
         except (ValueError, IndexError, KeyError):
             failed += per_client
-    return cpu / (clients * per_client), wall, failed
+    return cpu / n, per_run(every, n), wall, failed
 
 
 def bench_cpu(e, rows, notes):
@@ -728,31 +778,40 @@ def bench_cpu(e, rows, notes):
     rows.append("### CPU per run, every process counted from outside "
                 "(%d runs per row, split among the clients)" % CPU_RUNS)
     rows.append("")
-    rows.append("| contender | clients | CPU/run (user+sys) | runs/s | "
-                "failed | ratio to bubblewrap |")
-    rows.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    use_perf = perf_usable()
+    rows.append("| contender | clients | CPU/run, processes waited for | "
+                "ratio to bubblewrap | CPU/run, every task (perf stat) | "
+                "ratio to bubblewrap | runs/s | failed |")
+    rows.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     got = {}
     for clients in (1, 8):
         per = max(1, CPU_RUNS // clients)
         for name, argv in contenders:
             if argv is None:
-                cpu, wall, failed = cpu_librun(e, clients, per,
-                                               e.trace("cpulib"))
+                r = cpu_librun(e, clients, per, e.trace("cpulib"), use_perf)
             else:
-                cpu, wall, failed = cpu_loop(e, argv, clients, per)
-            got[(name, clients)] = (cpu, wall, failed, clients * per)
+                r = cpu_loop(e, argv, clients, per, use_perf)
+            got[(name, clients)] = r + (clients * per,)
+        ref = got.get(("bubblewrap", clients))
         for name, _ in contenders:
-            cpu, wall, failed, total = got[(name, clients)]
-            ref = got.get(("bubblewrap", clients))
-            rows.append("| %s | %d | %.1f ms | %.1f | %d | %s |" % (
-                name, clients, cpu * 1000, total / wall, failed,
-                ratio(cpu, ref[0]) if ref else "-"))
+            cpu, every, wall, failed, total = got[(name, clients)]
+            rows.append("| %s | %d | %.1f ms | %s | %s | %s | %.1f | %d |" % (
+                name, clients, cpu * 1000, ratio(cpu, ref[0]) if ref else
+                "-", "%.1f ms" % (every * 1000) if every is not None else
+                "-", ratio(every, ref[1]) if ref and every is not None and
+                ref[1] else "-", total / wall, failed))
+    if not use_perf:
+        notes.append("cpu: perf stat not usable here, so only the processes"
+                     " waited for are counted (apt-get install linux-perf)")
     notes.append("cpu: user+sys of every process waited for (RUSAGE_CHILDREN"
                  " of this script around the client loops), divided by the "
                  "runs; each CLI row also pays its shell loop's fork and "
                  "the exec of the command (the bare /bin/true row is that "
-                 "floor); the library row pays no CLI exec; a process no "
-                 "one waits for would not be counted")
+                 "floor); the library row pays no CLI exec.  A process "
+                 "nobody waits for is missing from the first column: "
+                 "bubblewrap's parent exits without reaping its pid 1, "
+                 "which perf stat (every task of the tree, reaped or not) "
+                 "still counts, so compare the perf column")
 
 
 # ---- main -----------------------------------------------------------------
