@@ -19,9 +19,11 @@ Markdown table (also written to bench/last-run.md):
             runs /bin/true 1,000 times through cordon_run(): median and p90
             per run, against bubblewrap's CLI median
   cpu       CPU (user+sys) per run of every process a run starts, counted
-            from outside (RUSAGE_CHILDREN of this script over client loops):
-            cordon linux-ns CLI, the library path, bubblewrap and bare
-            /bin/true, at 1 and 8 clients
+            from outside: RUSAGE_CHILDREN of this script over client loops
+            (what /usr/bin/time sees: processes waited for) and, where perf
+            works, perf stat's task-clock of every task; cordon linux-ns
+            CLI, the library path, bubblewrap and bare /bin/true, at 1 and
+            8 clients
 
 Run as root, every measured command drops to uid/gid 65534 (nobody, or the
 user BENCH_USER names) with setpriv, and the binaries are copied to a
@@ -30,7 +32,7 @@ user.  firejail refuses nobody and system users, so its row needs
 BENCH_USER=<a regular user>.
 
 Peers are measured only when installed (Debian 12):
-  apt-get install bubblewrap firejail hyperfine
+  apt-get install bubblewrap firejail hyperfine linux-perf
 hyperfine (with --export-json) times the spawn rows; without it a small
 fork/exec/wait loop in this script does (its own overhead is the same for
 every row, so ratios stay fair).
