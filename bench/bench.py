@@ -15,6 +15,15 @@ Markdown table (also written to bench/last-run.md):
             before it is killed (max_rss in the result against the cap)
   teardown  removing a workdir of 100,000 files, beside rm -rf of the same
   trace     cordon trace list / show on a trace of 1,000,000 runs
+  library   the library path: bench/librun keeps one libcordon config and
+            runs /bin/true 1,000 times through cordon_run(): median and p90
+            per run, against bubblewrap's CLI median
+  cpu       CPU (user+sys) per run of every process a run starts, counted
+            from outside: RUSAGE_CHILDREN of this script over client loops
+            (what /usr/bin/time sees: processes waited for) and, where perf
+            works, perf stat's task-clock of every task; cordon linux-ns
+            CLI, the library path, bubblewrap and bare /bin/true, at 1 and
+            8 clients
 
 Run as root, every measured command drops to uid/gid 65534 (nobody, or the
 user BENCH_USER names) with setpriv, and the binaries are copied to a
@@ -23,7 +32,7 @@ user.  firejail refuses nobody and system users, so its row needs
 BENCH_USER=<a regular user>.
 
 Peers are measured only when installed (Debian 12):
-  apt-get install bubblewrap firejail hyperfine
+  apt-get install bubblewrap firejail hyperfine linux-perf
 hyperfine (with --export-json) times the spawn rows; without it a small
 fork/exec/wait loop in this script does (its own overhead is the same for
 every row, so ratios stay fair).
@@ -59,6 +68,8 @@ SPIN_SECONDS = 20 if not QUICK else 5
 MAKE_FILES = 200 if not QUICK else 60
 TEARDOWN_FILES = 100000 if not QUICK else 20000
 TRACE_RUNS = 1000000 if not QUICK else 100000
+LIB_RUNS = 1000 if not QUICK else 200
+CPU_RUNS = 200 if not QUICK else 40         # per row, split among clients
 MEMORY_CAP_MB = 256
 
 
@@ -83,7 +94,11 @@ class Env:
         # Real ELF files: cordon links libcordon statically (noinst), the
         # helper and the payload have no libtool wrapper.
         for name, src in (("cordon", "cordon"), ("cordon-helper",
-                          "cordon-helper"), ("payload", "tests/payload")):
+                          "cordon-helper"), ("payload", "tests/payload"),
+                          ("librun", "bench/librun")):
+            if name == "librun" and not os.path.exists(
+                    os.path.join(builddir, src)):
+                continue    # only make bench builds it
             dst = os.path.join(self.bin, name)
             shutil.copy(os.path.join(builddir, src), dst)
             os.chmod(dst, 0o755)
@@ -96,6 +111,9 @@ class Env:
                 os.chown(d, self.uid, self.gid)
         self.cordon = os.path.join(self.bin, "cordon")
         self.payload = os.path.join(self.bin, "payload")
+        self.librun = os.path.join(self.bin, "librun")
+        # Medians a later section compares with (bubblewrap's CLI latency).
+        self.medians = {}
         self.env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": self.home,
@@ -236,6 +254,7 @@ def bench_spawn(e, rows, notes):
                      "timed with a fork/exec loop, which adds its own cost")
         med = time_loop(e, cmds, SPAWN_RUNS)
         how = "fork/exec loop, %d runs each" % SPAWN_RUNS
+    e.medians.update(med)
     ref = med.get("cordon linux-ns")
     rows.append("")
     rows.append("### Spawn latency of `/bin/true` (%s)" % how)
@@ -578,6 +597,225 @@ def bench_trace(e, rows, notes):
                  "which adds the same ~1-2 ms to each row)")
 
 
+# ---- the library path ---------------------------------------------------
+
+def bwrap_argv():
+    return ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/",
+            "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "/bin/true"]
+
+
+def bwrap_median(e, notes):
+    """bubblewrap's CLI median: from the spawn section, else timed here."""
+    if "bubblewrap" in e.medians:
+        return e.medians["bubblewrap"], "the spawn section above"
+    if not shutil.which("bwrap"):
+        return None, None
+    ok, err = usable(e, bwrap_argv())
+    if not ok:
+        notes.append("library: bubblewrap failed here (%s)" % err)
+        return None, None
+    hf = shutil.which("hyperfine")
+    if hf:
+        out = e.path("home", "bwrap.json")
+        e.call([hf, "-N", "--warmup", "3", "--runs", str(SPAWN_RUNS),
+                "--export-json", out, "--style", "none", "-n", "bubblewrap",
+                " ".join(bwrap_argv())], check=True,
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(out) as f:
+            times = json.load(f)["results"][0]["times"]
+        return statistics.median(times), "hyperfine -N, %d runs" % SPAWN_RUNS
+    med = time_loop(e, [("bubblewrap", "", bwrap_argv())], SPAWN_RUNS)
+    return med["bubblewrap"], "a fork/exec loop, %d runs" % SPAWN_RUNS
+
+
+def run_librun(e, n, trace):
+    """One librun process; its JSON line, or None with stderr."""
+    r = e.call([e.librun, "-n", str(n), "-t", trace, "--", "/bin/true"],
+               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        return json.loads(r.stdout.decode().strip().splitlines()[-1]), ""
+    except (ValueError, IndexError):
+        return None, r.stderr.decode(errors="replace").strip()
+
+
+def bench_library(e, rows, notes):
+    if not os.path.exists(e.librun):
+        notes.append("library: bench/librun not built (make bench builds it)")
+        return
+    db = e.trace("library")
+    res, err = run_librun(e, LIB_RUNS, db)
+    if res is None:
+        notes.append("library: librun gave no result (%s)" % err)
+        return
+    runs, partial = trace_counts(db)
+    # librun's 3 warm-up runs are in the trace too.
+    lost = LIB_RUNS + 3 - res["failed"] - runs + partial
+    ref, how = bwrap_median(e, notes)
+    rows.append("")
+    rows.append("### Library path: one process, one libcordon config, "
+                "`/bin/true` %d times (linux-ns, trace on)" % LIB_RUNS)
+    rows.append("")
+    rows.append("| path | median | p90 | mean | CPU/run in-process | "
+                "CPU/run helper+sandbox | failed | lost trace rows |")
+    rows.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    rows.append("| cordon_run() (bench/librun) | %.1f ms | %.1f ms | %.1f ms "
+                "| %.1f ms | %.1f ms | %d | %d |" % (
+                    res["median_ms"], res["p90_ms"], res["mean_ms"],
+                    res["cpu_self_ms"], res["cpu_children_ms"], res["failed"],
+                    lost))
+    if ref:
+        rows.append("| bubblewrap CLI (%s) | %s | | | | | | |" % (
+            how, fmt_ms(ref)))
+        rows.append("")
+        rows.append("library median / bubblewrap CLI = **%.2f** (target <= "
+                    "0.60)" % (res["median_ms"] / 1000.0 / ref))
+    notes.append("library: latency from librun's own clock around each "
+                 "cordon_run() (no exec of a CLI, no fork from this script); "
+                 "its CPU split is getrusage SELF (the library) and CHILDREN "
+                 "(helper, init and payload, as waited for)")
+
+
+# ---- CPU per run, counted from outside ------------------------------------
+
+def perf_usable():
+    """Whether perf stat can count task-clock here (not in every VM)."""
+    if not shutil.which("perf"):
+        return False
+    r = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock", "--",
+                        "true"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+    return r.returncode == 0 and b"task-clock" in r.stderr
+
+
+def perf_task_ms(path):
+    """The task-clock total (ms) a perf stat -x, -o path wrote."""
+    with open(path) as f:
+        for line in f:
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2].startswith("task-clock"):
+                return float(fields[0])
+    return None
+
+
+def clients_cpu(e, argvs, use_perf=False):
+    """Runs argvs side by side: (CPU s of every process waited for, wall s,
+    outputs, errs), then, with use_perf, again under perf stat for the CPU
+    of every task started (else None): perf's own CPU would count in the
+    first figure."""
+    cpu, _, wall, out, err = clients_run(e, argvs, False)
+    every = clients_run(e, argvs, True)[1] if use_perf else None
+    return cpu, every, wall, out, err
+
+
+def clients_run(e, argvs, use_perf):
+    outs = []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    procs = []
+    for i, a in enumerate(argvs):
+        full = e.argv(a)
+        if use_perf:
+            outs.append(e.path("perf%d.txt" % i))
+            full = ["perf", "stat", "-x,", "-e", "task-clock", "-o",
+                    outs[-1], "--"] + full
+        procs.append(subprocess.Popen(full, cwd=e.home,
+                                      stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE))
+    done = [p.communicate() for p in procs]
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime -
+                                                before.ru_stime)
+    every = None
+    if use_perf:
+        ms = [perf_task_ms(o) for o in outs]
+        every = sum(ms) / 1000.0 if None not in ms else None
+    return (cpu, every, wall, [o.decode(errors="replace") for o, _ in done],
+            [x.decode(errors="replace") for _, x in done])
+
+
+def per_run(x, n):
+    return x / n if x is not None else None
+
+
+def cpu_loop(e, argv, clients, per_client, use_perf):
+    """clients shell loops of argv: (CPU s per run waited for, every task,
+    wall s, failures)."""
+    loop = ('i=0; while [ $i -lt %d ]; do %s >/dev/null || echo "run '
+            'failed: $?" >&2; i=$((i+1)); done' % (per_client,
+                                                   " ".join(argv)))
+    n = clients * per_client
+    cpu, every, wall, _, errs = clients_cpu(e, [["sh", "-c", loop]] *
+                                            clients, use_perf)
+    return (cpu / n, per_run(every, n), wall,
+            "\n".join(errs).count("run failed"))
+
+
+def cpu_librun(e, clients, per_client, db, use_perf):
+    """clients librun processes, the same figures."""
+    argv = [e.librun, "-w", "0", "-n", str(per_client), "-t", db, "--",
+            "/bin/true"]
+    n = clients * per_client
+    cpu, every, wall, outs, _ = clients_cpu(e, [argv] * clients, use_perf)
+    failed = 0
+    for out in outs:
+        try:
+            failed += json.loads(out.strip().splitlines()[-1])["failed"]
+        except (ValueError, IndexError, KeyError):
+            failed += per_client
+    return cpu / n, per_run(every, n), wall, failed
+
+
+def bench_cpu(e, rows, notes):
+    contenders = [("cordon linux-ns (CLI)", [e.cordon, "run", "--backend",
+                   "linux-ns", "--trace", e.trace("cpu"), "--",
+                   "/bin/true"])]
+    if os.path.exists(e.librun):
+        contenders.append(("cordon library (librun)", None))
+    if shutil.which("bwrap") and usable(e, bwrap_argv())[0]:
+        contenders.append(("bubblewrap", bwrap_argv()))
+    contenders.append(("/bin/true bare", ["/bin/true"]))
+    rows.append("")
+    rows.append("### CPU per run, every process counted from outside "
+                "(%d runs per row, split among the clients)" % CPU_RUNS)
+    rows.append("")
+    use_perf = perf_usable()
+    rows.append("| contender | clients | CPU/run, processes waited for | "
+                "ratio to bubblewrap | CPU/run, every task (perf stat) | "
+                "ratio to bubblewrap | runs/s | failed |")
+    rows.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    got = {}
+    for clients in (1, 8):
+        per = max(1, CPU_RUNS // clients)
+        for name, argv in contenders:
+            if argv is None:
+                r = cpu_librun(e, clients, per, e.trace("cpulib"), use_perf)
+            else:
+                r = cpu_loop(e, argv, clients, per, use_perf)
+            got[(name, clients)] = r + (clients * per,)
+        ref = got.get(("bubblewrap", clients))
+        for name, _ in contenders:
+            cpu, every, wall, failed, total = got[(name, clients)]
+            rows.append("| %s | %d | %.1f ms | %s | %s | %s | %.1f | %d |" % (
+                name, clients, cpu * 1000, ratio(cpu, ref[0]) if ref else
+                "-", "%.1f ms" % (every * 1000) if every is not None else
+                "-", ratio(every, ref[1]) if ref and every is not None and
+                ref[1] else "-", total / wall, failed))
+    if not use_perf:
+        notes.append("cpu: perf stat not usable here, so only the processes"
+                     " waited for are counted (apt-get install linux-perf)")
+    notes.append("cpu: user+sys of every process waited for (RUSAGE_CHILDREN"
+                 " of this script around the client loops), divided by the "
+                 "runs; each CLI row also pays its shell loop's fork and "
+                 "the exec of the command (the bare /bin/true row is that "
+                 "floor); the library row pays no CLI exec.  A process "
+                 "nobody waits for is missing from the first column: "
+                 "bubblewrap's parent exits without reaping its pid 1, "
+                 "which perf stat (every task of the tree, reaped or not) "
+                 "still counts, so compare the perf column")
+
+
 # ---- main -----------------------------------------------------------------
 
 def main():
@@ -585,7 +823,7 @@ def main():
     ap.add_argument("--builddir", default=".")
     ap.add_argument("--out", default="bench/last-run.md")
     ap.add_argument("--only", default="spawn,throughput,monitor,memory,"
-                    "teardown,trace")
+                    "teardown,trace,library,cpu")
     a = ap.parse_args()
     if os.geteuid() == 0 and not shutil.which("setpriv"):
         sys.exit("bench: setpriv (util-linux) is needed to drop to nobody")
@@ -593,7 +831,8 @@ def main():
     rows, notes = [], []
     steps = {"spawn": bench_spawn, "throughput": bench_throughput,
              "monitor": bench_monitor, "memory": bench_memory,
-             "teardown": bench_teardown, "trace": bench_trace}
+             "teardown": bench_teardown, "trace": bench_trace,
+             "library": bench_library, "cpu": bench_cpu}
     t_all = time.perf_counter()
     try:
         for name in a.only.split(","):
