@@ -651,15 +651,29 @@ nproc_is_per_ns(void)
 }
 
 /*
- * Whether the namespace is full: a fork refused at RLIMIT_NPROC =
- * ceiling and allowed at ceiling + 1, so it was that limit that refused
- * it, not the host (threads-max, pid_max, a systemd TasksMax), whose
- * EAGAIN looks the same.  Each test child exits at once and is reaped
- * before the next test.  The init's own soft limit is ours to move (the
- * payload set its own, hard); it forks nothing else.
+ * The payload's RLIMIT_NPROC with --nproc N, counted in its own user
+ * namespace, where the init is one task: N + 1 for the tree, so that it
+ * can show it went past N; and one more for the init's test child
+ * (ns_full), which would otherwise take that slot: a payload refused
+ * its fork because a test child happened to exist left no trace of
+ * going past (a tree of exactly N, within the cap, for ever).  So a
+ * fork is refused only once the tree already holds N + 1 tasks.
+ */
+#define NPROC_LIMIT(n) ((rlim_t)(n) + 3)
+/* Past the cap: the init and N + 1 tasks, what ns_full tests for. */
+#define NPROC_PAST(n) ((rlim_t)(n) + 2)
+
+/*
+ * Whether the namespace holds at least `past' tasks: a fork refused at
+ * RLIMIT_NPROC = past and allowed at past + 2 (above the payload's own
+ * limit, which the tree may fill), so it was the namespace's count that
+ * refused it, not the host (threads-max, pid_max, a systemd TasksMax),
+ * whose EAGAIN looks the same.  Each test child exits at once and is
+ * reaped before the next test.  The init's own soft limit is ours to
+ * move (the payload set its own, hard); it forks nothing else.
  */
 static bool
-ns_full(rlim_t ceiling)
+ns_full(rlim_t past)
 {
 	struct rlimit rl;
 	rlim_t i;
@@ -668,18 +682,18 @@ ns_full(rlim_t ceiling)
 	if (getrlimit(RLIMIT_NPROC, &rl) < 0)
 		return false;
 	for (i = 0; i < 2; i++) {
-		rl.rlim_cur = ceiling + i;
+		rl.rlim_cur = past + 2 * i;
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 			return false; /* no room above: cannot tell, so not full */
 		if ((p = fork()) == 0)
 			_exit(0);
-		/* Refused for another reason, or above the ceiling as well. */
+		/* Refused for another reason, or above the limit as well. */
 		if (p < 0 && (i == 1 || errno != EAGAIN))
 			return false;
 		if (p > 0) {
 			(void)waitpid(p, NULL, 0);
 			if (i == 0)
-				return false; /* room at the ceiling */
+				return false; /* room below past: within the cap */
 		}
 	}
 	return true;
@@ -699,11 +713,11 @@ payload(const struct request *req, const struct ns_ids *ids, int errfd,
 		spawn_fail(3, SPAWN_RLIMIT);
 	/*
 	 * In a fresh user namespace RLIMIT_NPROC counts this namespace's
-	 * tasks.  The kernel holds the tree at one past nproc (the init is
-	 * the other one over), the one that shows it went past (init()).
+	 * tasks: the kernel holds the tree at most two past nproc
+	 * (NPROC_LIMIT), and a tree past it shows so to the init (init()).
 	 */
 	if (req->limits.nproc != 0 && nproc_ns) {
-		rl.rlim_cur = rl.rlim_max = (rlim_t)req->limits.nproc + 2;
+		rl.rlim_cur = rl.rlim_max = NPROC_LIMIT(req->limits.nproc);
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 			spawn_fail(3, SPAWN_RLIMIT);
 	}
@@ -742,21 +756,21 @@ take_ids(const struct ns_ids *ids)
 /*
  * Waits for the payload: its wait status, or SPAWN_NPROC_FULL.
  *
- * With a ceiling (RLIMIT_NPROC counts this namespace's tasks, and no
+ * With past != 0 (RLIMIT_NPROC counts this namespace's tasks, and no
  * cgroup counts them for us) the init is what sees the tree go past the
  * cap.  The kernel keeps no count of refused forks, and a fork bomb's
- * processes live for microseconds, so a sample rarely finds the tree at
- * its ceiling.  But a task counts until it is reaped, and a bomb's are
+ * processes live for microseconds, so a sample rarely finds the tree
+ * past the cap.  But a task counts until it is reaped, and a bomb's are
  * orphans, which only we reap: so orphans are reaped every
  * ORPHAN_TICK_NS, after testing whether the namespace is full.  A tree
- * that reached its ceiling since the last tick is still at it, unless
+ * that went past the cap since the last tick is still past it, unless
  * its own processes reaped what they forked; the payload's end is
  * tested at once, before anything is reaped, so a payload that stops at
  * its first refused fork is caught too.  The cost: an orphan's zombie
  * counts (as the kernel counts it) until the next tick.
  */
 static int
-wait_payload(pid_t pid, rlim_t ceiling)
+wait_payload(pid_t pid, rlim_t past)
 {
 	uint64_t next = now_ns() + ORPHAN_TICK_NS, t;
 	struct timespec ts;
@@ -768,7 +782,7 @@ wait_payload(pid_t pid, rlim_t ceiling)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	for (;;) {
-		if (ceiling != 0) {
+		if (past != 0) {
 			t = now_ns();
 			t = next > t ? next - t : 0;
 			ts.tv_sec = (time_t)(t / CORDON_NS_PER_SEC);
@@ -778,11 +792,11 @@ wait_payload(pid_t pid, rlim_t ceiling)
 			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
 			    WNOWAIT) == 0 && si.si_pid == 0 && now_ns() < next)
 				continue; /* an orphan: it waits for the tick */
-			if (ns_full(ceiling))
+			if (ns_full(past))
 				return SPAWN_NPROC_FULL;
 			next = now_ns() + ORPHAN_TICK_NS;
 		}
-		while ((p = waitpid(-1, &status, __WALL | (ceiling != 0 ?
+		while ((p = waitpid(-1, &status, __WALL | (past != 0 ?
 		    WNOHANG : 0))) != 0) {
 			if (p < 0 && errno == EINTR)
 				continue;
@@ -892,7 +906,7 @@ init(const struct request *req, const struct workdir *wd,
 		(void)kill(pid, SIGKILL);
 		_exit(126);
 	}
-	status = wait_payload(pid, watch ? (rlim_t)req->limits.nproc + 2 : 0);
+	status = wait_payload(pid, watch ? NPROC_PAST(req->limits.nproc) : 0);
 	(void)!write(statusfd, &status, sizeof(status));
 	_exit(0);
 }

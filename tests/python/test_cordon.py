@@ -354,6 +354,11 @@ print(json.dumps(out))
                "PYTHONPATH": moved(os.path.abspath(
                    os.environ["PYTHONPATH"])),
                "PYTHONDONTWRITEBYTECODE": "1"}
+        # The sanitizer build's libcordon needs the ASan runtime preloaded
+        # (tests/python.sh), in the inner python3 too; it is under /usr.
+        if os.environ.get("CORDON_ASAN_RUNTIME"):
+            env["LD_PRELOAD"] = os.environ["CORDON_ASAN_RUNTIME"]
+            env["ASAN_OPTIONS"] = "detect_leaks=0"
         outer = self.config(ro_bind=binds, env=env)
         box = cordon.select(outer)
         if box.backend().name != "linux-ns":
