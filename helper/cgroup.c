@@ -95,7 +95,7 @@ cgroup_parent(char *why, size_t whysz)
 	if (fd >= 0)
 		close(fd);
 	if (statfs(CG_ROOT, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC)
-		return errf(why, whysz, "%s is not a cgroup v2 hierarchy (a v1 "
+		return cordon_errf(why, whysz, "%s is not a cgroup v2 hierarchy (a v1 "
 		    "or hybrid host)", CG_ROOT);
 	if (over != NULL) {
 		(void)fmt(path, sizeof(path), "%s", over);
@@ -106,10 +106,10 @@ cgroup_parent(char *why, size_t whysz)
 		if ((mkdir(path, 0755) < 0 && errno != EEXIST) ||
 		    cg_write(AT_FDCWD, CG_ROOT "/cgroup.subtree_control",
 		    "+memory +pids") < 0)
-			return errf(why, whysz, "cannot set up %s: %s", path,
+			return cordon_errf(why, whysz, "cannot set up %s: %s", path,
 			    strerror(errno));
 	} else if (e == NULL || e == own + 3) {
-		return errf(why, whysz, "the helper's cgroup has no parent "
+		return cordon_errf(why, whysz, "the helper's cgroup has no parent "
 		    "below the root that could be delegated to it");
 	} else {
 		(void)fmt(path, sizeof(path), "%s%s", CG_ROOT, own + 3);

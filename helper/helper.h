@@ -55,9 +55,8 @@ void set_die_hook(void (*hook)(const char *why));
 void *xcalloc(size_t n, size_t size);
 /* snprintf that reports truncation as failure instead of hiding it. */
 bool fmt(char *buf, size_t size, const char *f, ...) PRINTF(3, 4);
-/* Formats the error for the caller and returns -1, errno unchanged. */
-int errf(char *err, size_t errsz, const char *f, ...) PRINTF(3, 4);
-#define ERR(...) errf(err, errsz, __VA_ARGS__)
+/* Formats the error for the caller, -1, errno unchanged (common/types.c). */
+#define ERR(...) cordon_errf(err, errsz, __VA_ARGS__)
 uint64_t now_ns(void);
 
 /* A request, as re-checked by intake.c.  Everything here is bounded. */
@@ -212,6 +211,8 @@ int priv_setgroups(void);       /* the invoker's supplementary groups */
 int priv_init_caps(bool setup); /* effective: only what the init needs */
 /* Every capability gone from every set, read back; needs CAP_SETPCAP. */
 int drop_all_caps(void);
+/* Permitted, effective and inheritable emptied and read back: true if so. */
+bool priv_clear_caps(void);
 /* The audit line (bounded, printable); syslog()ed in setuid mode only. */
 bool audit_format(char *buf, size_t size, const char *event,
     const char *run_id, unsigned uid, const char *user, const char *cmd,

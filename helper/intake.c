@@ -40,18 +40,6 @@ recv_expect(int sock, uint32_t want, struct cordon_msg *m)
 	}
 }
 
-static bool
-env_has_key(char **envp, uint32_t n, const char *entry)
-{
-	size_t klen = (size_t)(strchr(entry, '=') - entry);
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		if (strncmp(envp[i], entry, klen + 1) == 0)
-			return true;
-	return false;
-}
-
 /* The REQUEST's fields, copied into req and checked again. */
 static void
 take_request(struct cordon_msg *m, struct request *req)
@@ -145,7 +133,7 @@ read_envp(int sock, struct request *req, size_t *total)
 			die("environment variable not on the allow-list: %.*s",
 			    (int)(strchr(e, '=') - e), e);
 		/* Entries 0 .. i-1 only: e itself is not compared with. */
-		if (env_has_key(req->envp, i, e))
+		if (cordon_env_find(req->envp, i, e) < i)
 			die("environment variable given twice: %.*s",
 			    (int)(strchr(e, '=') - e), e);
 	}

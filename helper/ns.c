@@ -68,7 +68,7 @@
  *   payload          SETPCAP: drop_all_caps (priv.c) empties the bounding
  *                    set, then every set, verified, before the execve
  *   init, after the fork: every capability cleared and read back
- *                    (caps_cleared) before wait_payload.
+ *                    (priv_clear_caps) before wait_payload.
  *   probe_child      (cordon probe) SYS_ADMIN: mount(MS_REC | MS_PRIVATE)
  *                    and new_fs (tmpfs, proc) in the probe's own mount
  *                    namespace, which the probe then leaves behind.
@@ -808,23 +808,6 @@ wait_payload(pid_t pid, rlim_t past)
 	}
 }
 
-/* Every capability set cleared, and read back to be so. */
-static bool
-caps_cleared(void)
-{
-	cap_t none, now = NULL;
-	bool ok;
-
-	if ((none = cap_init()) == NULL)
-		return false;
-	ok = cap_set_proc(none) == 0 && (now = cap_get_proc()) != NULL &&
-	    cap_compare(none, now) == 0;
-	cap_free(none);
-	if (now != NULL)
-		cap_free(now);
-	return ok;
-}
-
 /*
  * pid 1: set up, fork the payload, wait, report, exit.  Signals stay
  * blocked as the helper left them; it needs none.
@@ -902,7 +885,7 @@ init(const struct request *req, const struct workdir *wd,
 	 * set).  Read back: should the clear not hold, the payload is killed
 	 * rather than run beside an init with capabilities.
 	 */
-	if (!caps_cleared()) {
+	if (!priv_clear_caps()) {
 		(void)kill(pid, SIGKILL);
 		_exit(126);
 	}

@@ -161,9 +161,6 @@ priv_verify(uid_t uid, gid_t gid)
 void
 priv_drop(void)
 {
-	cap_t none, now;
-	bool same;
-
 	if (!pv.setuid || pv.dropped)
 		return;
 	/* setgroups needs privilege: euid 0 once more, then down for good. */
@@ -172,16 +169,29 @@ priv_drop(void)
 	    setresgid(pv.gid, pv.gid, pv.gid) < 0 ||
 	    setresuid(pv.uid, pv.uid, pv.uid) < 0)
 		die_errno("dropping privilege");
-	if ((none = cap_init()) == NULL || cap_set_proc(none) < 0 ||
-	    (now = cap_get_proc()) == NULL)
+	if (!priv_clear_caps())
 		die_errno("clearing capabilities");
-	same = cap_compare(none, now) == 0;
-	cap_free(none);
-	cap_free(now);
-	if (!same || priv_verify(pv.uid, pv.gid) < 0)
+	if (priv_verify(pv.uid, pv.gid) < 0)
 		die("privilege could be regained after the drop");
 	undumpable();
 	pv.dropped = true;
+}
+
+/* Permitted, effective and inheritable emptied, and read back so. */
+bool
+priv_clear_caps(void)
+{
+	cap_t none, now = NULL;
+	bool ok;
+
+	if ((none = cap_init()) == NULL)
+		return false;
+	ok = cap_set_proc(none) == 0 && (now = cap_get_proc()) != NULL &&
+	    cap_compare(none, now) == 0;
+	cap_free(none);
+	if (now != NULL)
+		cap_free(now);
+	return ok;
 }
 
 /*
@@ -199,8 +209,8 @@ drop_all_caps(void)
 	    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
 	    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 	cap_value_t c;
-	cap_t none, now;
-	int same, bits;
+	bool same;
+	int bits;
 
 	/*
 	 * Every bit the running kernel has, which may be more than these
@@ -218,15 +228,7 @@ drop_all_caps(void)
 	/* Not even a uid-0 exec could bring them back. */
 	if (prctl(PR_SET_SECUREBITS, locked) < 0)
 		return -1;
-	if ((none = cap_init()) == NULL)
-		return -1;
-	if (cap_set_proc(none) < 0 || (now = cap_get_proc()) == NULL) {
-		cap_free(none);
-		return -1;
-	}
-	same = cap_compare(none, now) == 0;
-	cap_free(none);
-	cap_free(now);
+	same = priv_clear_caps();
 	/* Read back: every bounding and ambient bit this kernel has. */
 	for (c = 0; same && c < 64 && prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0;
 	    c++)

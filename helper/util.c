@@ -86,19 +86,6 @@ fmt(char *buf, size_t size, const char *f, ...)
 	return n >= 0 && (size_t)n < size;
 }
 
-int
-errf(char *err, size_t errsz, const char *f, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, f);
-	(void)vsnprintf(err, errsz, f, ap);
-	va_end(ap);
-	errno = saved;
-	return -1;
-}
-
 uint64_t
 now_ns(void)
 {
