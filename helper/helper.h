@@ -255,9 +255,10 @@ int tree_kill(void);
  */
 void tree_reap(pid_t payload, bool *payload_done, int *payload_status);
 /*
- * The payload leads this process group (no pid namespace): the kill starts
- * with it, and a sample over nproc_cap (0: none) is recounted with it
- * stopped.
+ * The payload leads process group pgid (no pid namespace; 0: none): the
+ * kill starts with it, and a sample over nproc_cap (0: the samples do not
+ * hold the process cap) is recounted with it stopped.  A sample stops
+ * counting just past nproc_cap.
  */
 void tree_set_group(pid_t pgid, uint32_t nproc_cap);
 uint64_t tree_reaped_cpu_ns(void);

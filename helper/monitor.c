@@ -42,9 +42,10 @@
 #define TICK_MIN_NS 5000000ULL      /* 5 ms */
 #define TICK_MAX_NS 100000000ULL    /* 100 ms */
 /*
- * Where only the samples hold the process cap (no pid namespace), at most
- * this long between two: a fork bomb run by root, whom RLIMIT_NPROC does
- * not hold, filled a 32,768-entry pid table within a 100 ms tick.
+ * Where only the samples hold the process cap (the floor, Landlock, and
+ * linux-ns without a user namespace to count in), at most this long
+ * between two: a fork bomb run by root, whom RLIMIT_NPROC does not hold,
+ * filled a 32,768-entry pid table within a 100 ms tick.
  */
 #define TICK_NPROC_NS 10000000ULL   /* 10 ms */
 #define MEM_RATE_BYTES_PER_NS 4ULL  /* ~4 GiB/s, a fast allocator */
@@ -73,7 +74,7 @@ next_tick(const struct request *req, const struct spawn *sp,
 {
 	uint64_t t = TICK_MAX_NS, left;
 
-	if (req->limits.nproc != 0 && sp->status_fd < 0)
+	if (req->limits.nproc != 0 && !sp->nproc_init)
 		t = TICK_NPROC_NS;
 
 	if (s->cpu_ns < req->limits.cpu_ns) {
@@ -479,9 +480,12 @@ monitor_run(int sock, int sigfd, const struct request *req,
 
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
-	/* The payload is our child and made its own group (no pid ns). */
-	if (sp->status_fd < 0 && sp->pid > 0)
-		tree_set_group(sp->pid, req->limits.nproc);
+	/*
+	 * Without a pid namespace the payload is our child and made its own
+	 * group; the cap is the samples' to hold unless the init holds it.
+	 */
+	tree_set_group(sp->status_fd < 0 ? sp->pid : 0,
+	    sp->nproc_init ? 0 : req->limits.nproc);
 	if ((l.ncpu = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		l.ncpu = 1;
 	l.tick = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);

@@ -71,7 +71,7 @@ struct pidlist {
 static pid_t self;
 /* The payload's process group (its pid), until the kill signalled it. */
 static pid_t group;
-/* With a group, the process cap: a sample stops counting just past it. */
+/* The process cap the samples hold: a sample stops counting past it. */
 static uint32_t group_cap;
 static uint64_t ns_per_tick;
 /* linux-ns: the run's tmpfs, once found (tmpfs_find); closed by the kill. */
@@ -314,8 +314,9 @@ static struct pidlist tasks;
  * Every descendant, breadth first; with s != NULL also measured, and its
  * tasks listed.  On an error (out of memory, more than MAX_TREE processes)
  * the walk goes on with what it has, so a kill still reaches everything
- * it could list, and returns -1.  With s != NULL and a group cap, it stops
- * once it has listed more tasks than the cap: that sample goes to
+ * it could list, and returns -1.  With s != NULL and a cap the samples
+ * hold, it stops once it has listed more tasks than the cap and the
+ * linux-ns init: that sample goes to
  * tree_recheck, and a fork bomb is not chased to pid_max first (its
  * CPU and memory figures are then partial for that one sample).
  */
@@ -333,7 +334,7 @@ walk(struct pidlist *l, struct tree_sample *s)
 	if (read_children(self, 1, l, NULL) < 0)
 		r = -1;
 	for (i = 0; i < l->n; i++) {
-		if (s != NULL && group_cap != 0 && tasks.n > group_cap)
+		if (s != NULL && group_cap != 0 && tasks.n > (size_t)group_cap + 1)
 			break;
 		if (read_stat(l->v[i], &ps) < 0)
 			continue; /* exited and reaped since it was listed */
@@ -603,7 +604,7 @@ tree_recheck(bool has_init)
 void
 tree_set_group(pid_t pgid, uint32_t nproc_cap)
 {
-	group = pgid;
+	group = pgid > 0 ? pgid : 0;
 	group_cap = nproc_cap;
 }
 
