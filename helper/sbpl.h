@@ -75,4 +75,31 @@ extern const char *const sbpl_modifier_names[SBPL_MODIFIER_N_];
 extern const char *const sbpl_home_secrets[];
 extern const size_t sbpl_home_secrets_n;
 
+#ifdef __APPLE__
+/*
+ * seatbelt_macos.c: the macOS side (compiled only there, cross-built
+ * by tools/macos-cross.sh).  struct request and the monitor's result
+ * are helper.h's, shared with the Linux backends.
+ */
+struct request;
+struct monitor_result;
+/* realpath(3) of in into out (PATH_MAX bytes): /tmp is /private/tmp. */
+int seatbelt_canonical(const char *in, char *out, char *err, size_t errsz);
+/*
+ * Runs sandbox-exec once with a trivial profile: 0 if it applies, else
+ * -1 and why (inside another sandbox: exit 71, "sandbox_apply:
+ * Operation not permitted"); the backend then degrades to the floor.
+ */
+int seatbelt_probe(char *why, size_t whysz);
+/*
+ * Runs req->argv under /usr/bin/sandbox-exec with profile p in workdir,
+ * the rlimits of spawn.c set in the child; watches CPU, memory (phys
+ * footprint) and wall over the tree; kills the tree at the end.
+ * -1 with err for a sandbox error (nothing was run).
+ */
+int seatbelt_run(const struct request *req, const struct sbpl_profile *p,
+    const char *workdir, struct monitor_result *res, char *err,
+    size_t errsz);
+#endif
+
 #endif
