@@ -14,6 +14,13 @@
  * wall) is monitor.c's; monitor.c's loop itself is Linux-only
  * (signalfd, timerfd, pidfd).
  *
+ * Sandbox errors apart from the payload's: sandbox-exec says by its
+ * exit status that it refused a profile (65) or could not apply it (71),
+ * statuses a payload may exit with too.  So every run's profile is
+ * first applied to /usr/bin/true (try_profile; the probe does the same
+ * with a trivial profile): a refusal there is a sandbox error, and the
+ * payload's status is then its own.
+ *
  * The tree, without a subreaper (macOS has none): a process whose
  * parent exits is re-parented to launchd (pid 1), not to us.  So each
  * sample walks proc_listchildpids() from the payload down and remembers
@@ -140,9 +147,17 @@ sample(struct tree *t, pid_t root, struct tree_sample *s)
 			s->nproc++;
 		}
 		remember(t, pid);
+		/*
+		 * Its count of pids (bytes in some releases: the zeroed
+		 * rest is skipped), clamped to the buffer either way.
+		 */
+		memset(kids, 0, sizeof(kids));
 		n = proc_listchildpids(pid, kids, (int)sizeof(kids));
+		if (n > MAX_SEEN)
+			n = MAX_SEEN;
 		for (i = 0; i < n && tail < MAX_SEEN; i++)
-			queue[tail++] = kids[i];
+			if (kids[i] > 0)
+				queue[tail++] = kids[i];
 		if (n > 0 && tail == MAX_SEEN)
 			t->overflow = true;
 	}
@@ -200,11 +215,28 @@ child(const struct request *req, const char *workdir, char *const *argv,
 	spawn_fail(3, SPAWN_EXEC);
 }
 
-/* sandbox-exec -p PROFILE -D K=V ... -- CMD ARGS; NULL-terminated. */
-static char **
-exec_argv(const struct request *req, const struct sbpl_profile *p)
+static void
+free_argv(char **v, size_t nparams)
 {
-	size_t n = 4 + 2 * p->nparams + req->argc + 1, i, k = 0;
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < nparams; i++)
+		free(v[4 + 2 * i]);
+	free(v);
+}
+
+/*
+ * sandbox-exec -p PROFILE -D K=V ... -- CMD ARGS, NULL-terminated; the
+ * K=V strings are at 4, 6, ... (free_argv).  Each value is one argv
+ * entry of its own: sandbox-exec splits it at the first '=' (no key has
+ * one) and hands the rest to the profile as a string, never parsed.
+ */
+static char **
+exec_argv(const struct sbpl_profile *p, char *const *cmd, size_t ncmd)
+{
+	size_t n = 4 + 2 * p->nparams + ncmd + 1, i, k = 0;
 	char **v;
 
 	if (n > MAX_ARGS || (v = calloc(n, sizeof(*v))) == NULL)
@@ -214,17 +246,106 @@ exec_argv(const struct request *req, const struct sbpl_profile *p)
 	v[k++] = p->text;
 	for (i = 0; i < p->nparams; i++) {
 		v[k++] = "-D";
-		/* KEY=VALUE: sandbox-exec splits at the first '=' (keys have none). */
 		if (asprintf(&v[k], "%s=%s", p->params[i].key,
-		    p->params[i].value) < 0)
+		    p->params[i].value) < 0) {
+			v[k] = NULL;
+			free_argv(v, i);
 			return NULL;
+		}
 		k++;
 	}
 	v[k++] = "--";
-	for (i = 0; i < req->argc; i++)
-		v[k++] = req->argv[i];
+	for (i = 0; i < ncmd; i++)
+		v[k++] = cmd[i];
 	v[k] = NULL;
 	return v;
+}
+
+/*
+ * Runs /usr/bin/true under profile p: 0 if sandbox-exec compiled and
+ * applied it, else -1 and why, with the first line sandbox-exec wrote.
+ * Both the probe and every run's pre-flight: sandbox-exec reports a
+ * profile it refuses (65) or cannot apply (71, inside another sandbox)
+ * by its exit status, which a payload could also exit with, so the
+ * run's own profile is tried before the payload is started.
+ */
+static int
+try_profile(const struct sbpl_profile *p, char *err, size_t errsz)
+{
+	char *cmd[] = { "/usr/bin/true" }, *envp[] = { NULL }, **argv;
+	int out[2], status = 0;
+	char msg[256];
+	ssize_t got;
+	pid_t pid;
+
+	if (access(SANDBOX_EXEC, X_OK) < 0)
+		return ERR("%s: %s", SANDBOX_EXEC, strerror(errno));
+	argv = exec_argv(p, cmd, 1);
+	if (argv == NULL)
+		return ERR("sandbox-exec's arguments: %s", strerror(ENOMEM));
+	if (pipe(out) < 0) {
+		free_argv(argv, p->nparams);
+		return ERR("pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid == 0) {
+		(void)dup2(out[1], 2);
+		(void)dup2(out[1], 1);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	free_argv(argv, p->nparams);
+	close(out[1]);
+	if (pid < 0) {
+		close(out[0]);
+		return ERR("fork: %s", strerror(errno));
+	}
+	do {
+		got = read(out[0], msg, sizeof(msg) - 1);
+	} while (got < 0 && errno == EINTR);
+	close(out[0]);
+	msg[got > 0 ? got : 0] = '\0';
+	msg[strcspn(msg, "\n")] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return ERR("waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return ERR("%s refused the profile (exit %d%s%s)", SANDBOX_EXEC,
+	    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+	    msg[0] != '\0' ? ": " : "", msg);
+}
+
+int
+seatbelt_probe(char *why, size_t whysz)
+{
+	struct sbpl_profile trivial = { .text = "(version 1)(allow default)" };
+
+	return try_profile(&trivial, why, whysz);
+}
+
+/* Exited, not yet reaped (so its pid, the group's id, stays ours). */
+static bool
+ended(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR;
+	return si.si_pid == pid;
+}
+
+static uint64_t
+reaped_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+	    CORDON_NS_PER_SEC + (uint64_t)(ru.ru_utime.tv_usec +
+	    ru.ru_stime.tv_usec) * 1000;
 }
 
 int
@@ -236,120 +357,87 @@ seatbelt_run(const struct request *req, const struct sbpl_profile *p,
 	struct tree_sample s;
 	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
 	struct timespec tick = { 0, (long)TICK_NS };
-	struct rusage ru;
 	char **argv;
-	uint64_t start, wall;
-	int pipefd[2], status = 0;
-	pid_t w;
+	uint64_t start, wall, reaped;
+	int pipefd[2], status = 0, r;
 
 	memset(res, 0, sizeof(*res));
 	memset(&t, 0, sizeof(t));
-	if (spawn_check_limits(req, err, errsz) < 0)
+	if (spawn_check_limits(req, err, errsz) < 0 ||
+	    try_profile(p, err, errsz) < 0)
 		return -1;
-	argv = exec_argv(req, p);
+	argv = exec_argv(p, req->argv, req->argc);
 	if (argv == NULL)
-		return ERR("building sandbox-exec's arguments: %s",
-		    strerror(ENOMEM));
-	if (pipe(pipefd) < 0)
+		return ERR("sandbox-exec's arguments: %s", strerror(ENOMEM));
+	if (pipe(pipefd) < 0) {
+		free_argv(argv, p->nparams);
 		return ERR("pipe: %s", strerror(errno));
+	}
 	start = now_ns();
 	sp.pid = fork();
-	if (sp.pid < 0)
-		return ERR("fork: %s", strerror(errno));
 	if (sp.pid == 0) {
 		close(pipefd[0]);
 		child(req, workdir, argv, pipefd[1]);
 	}
+	free_argv(argv, p->nparams);
 	close(pipefd[1]);
-	if (spawn_wait_exec(pipefd[0], &sp, err, errsz) < 0) {
+	if (sp.pid < 0) {
 		close(pipefd[0]);
-		(void)kill(sp.pid, SIGKILL);
+		return ERR("fork: %s", strerror(errno));
+	}
+	r = spawn_wait_exec(pipefd[0], &sp, err, errsz);
+	close(pipefd[0]);
+	if (r < 0 || sp.exec_errno != 0) {
+		/* sandbox-exec itself could not be run: not the payload's. */
+		if (r == 0)
+			(void)ERR("%s: %s", SANDBOX_EXEC,
+			    strerror(sp.exec_errno));
 		(void)waitpid(sp.pid, NULL, 0);
 		return -1;
 	}
-	close(pipefd[0]);
 	res->outcome = CORDON_OUTCOME_EXITED;
-	for (;;) {
-		w = waitpid(sp.pid, &status, WNOHANG);
-		if (w == sp.pid)
-			break;
+	while (!ended(sp.pid)) {
 		sample(&t, sp.pid, &s);
 		wall = now_ns() - start;
 		if (s.mem_bytes > res->max_mem)
 			res->max_mem = s.mem_bytes;
-		res->cpu_ns = s.cpu_ns;
-		if (over_cap(req, &s, wall, res) || t.overflow) {
-			if (t.overflow && res->outcome != CORDON_OUTCOME_CAP_HIT)
-				(void)ERR("more than %d processes to follow",
-				    MAX_SEEN);
-			kill_tree(&t, sp.pid);
-			(void)waitpid(sp.pid, &status, 0);
+		if (s.cpu_ns > res->cpu_ns)
+			res->cpu_ns = s.cpu_ns;
+		if (over_cap(req, &s, wall, res))
+			break;
+		if (t.overflow) {
+			res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+			(void)cordon_errf(res->error, sizeof(res->error),
+			    "more than %d processes to follow", MAX_SEEN);
 			break;
 		}
 		(void)nanosleep(&tick, NULL);
 	}
-	/* What the payload left running in its group or that we saw. */
+	/* Before the payload is reaped: its pid names the group till then. */
 	kill_tree(&t, sp.pid);
+	while (waitpid(sp.pid, &status, 0) < 0 && errno == EINTR)
+		;
 	res->wall_ns = now_ns() - start;
-	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
-		uint64_t reaped = (uint64_t)ru.ru_utime.tv_sec * CORDON_NS_PER_SEC +
-		    (uint64_t)ru.ru_utime.tv_usec * 1000 +
-		    (uint64_t)ru.ru_stime.tv_sec * CORDON_NS_PER_SEC +
-		    (uint64_t)ru.ru_stime.tv_usec * 1000;
-
-		if (reaped > res->cpu_ns)
-			res->cpu_ns = reaped;
-	}
-	if (res->outcome == CORDON_OUTCOME_CAP_HIT)
+	reaped = reaped_cpu_ns();
+	if (reaped > res->cpu_ns)
+		res->cpu_ns = reaped;
+	if (res->outcome != CORDON_OUTCOME_EXITED)
 		return 0;
 	if (WIFSIGNALED(status)) {
 		res->outcome = CORDON_OUTCOME_SIGNALED;
 		res->signal = WTERMSIG(status);
+		/* RLIMIT_CPU's SIGXCPU is the CPU cap (monitor.c's rule). */
+		if (res->signal == SIGXCPU &&
+		    res->cpu_ns >= req->limits.cpu_ns / 2) {
+			res->outcome = CORDON_OUTCOME_CAP_HIT;
+			res->cap = CORDON_CAP_CPU;
+			res->cap_observed = res->cpu_ns;
+			res->cap_limit = req->limits.cpu_ns;
+		}
 	} else {
 		res->exit_code = WEXITSTATUS(status);
 	}
 	return 0;
-}
-
-int
-seatbelt_probe(char *why, size_t whysz)
-{
-	char *argv[] = { SANDBOX_EXEC, "-p", "(version 1)(allow default)",
-	    "/usr/bin/true", NULL };
-	char *envp[] = { NULL };
-	int out[2], status = 0;
-	char msg[256];
-	ssize_t got;
-	pid_t pid;
-
-	if (access(SANDBOX_EXEC, X_OK) < 0)
-		return cordon_errf(why, whysz, "%s: %s", SANDBOX_EXEC,
-		    strerror(errno));
-	if (pipe(out) < 0)
-		return cordon_errf(why, whysz, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return cordon_errf(why, whysz, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		(void)dup2(out[1], 2);
-		(void)dup2(out[1], 1);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	close(out[1]);
-	got = read(out[0], msg, sizeof(msg) - 1);
-	close(out[0]);
-	msg[got > 0 ? got : 0] = '\0';
-	msg[strcspn(msg, "\n")] = '\0';
-	if (waitpid(pid, &status, 0) != pid)
-		return cordon_errf(why, whysz, "waitpid: %s", strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	/* Inside another sandbox: 71 (EX_OSERR), sandbox_apply refused. */
-	return cordon_errf(why, whysz, "%s cannot apply a profile here "
-	    "(exit %d%s%s)", SANDBOX_EXEC,
-	    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-	    msg[0] != '\0' ? ": " : "", msg);
 }
 
 #endif /* __APPLE__ */

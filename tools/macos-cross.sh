@@ -48,8 +48,11 @@ for target in aarch64-macos x86_64-macos; do
 	for f in $sources; do
 		set -- "$@" "$src/$f"
 	done
-	"$zig" cc -target "$target" -std=c11 -O2 -Wall -Wextra -Werror \
-	    -Wno-unused-parameter -I"$out" -I"$src/helper" -I"$src/common" \
+	# configure.ac's warnings, as errors.
+	"$zig" cc -target "$target" -std=c11 -O2 -Werror -Wall -Wextra \
+	    -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
+	    -Wmissing-prototypes -Wno-unused-parameter -Wvla \
+	    -Wimplicit-fallthrough -fno-strict-overflow -I"$out" -I"$src/helper" -I"$src/common" \
 	    -I"$src/policy" -o "$out/driver-$target" "$@"
 	file "$out/driver-$target" 2>/dev/null ||
 	    ls -l "$out/driver-$target"

@@ -59,6 +59,11 @@ main(int argc, char **argv)
 		sbpl_free(&p);
 		return 125;
 	}
+	if (res.outcome == CORDON_OUTCOME_SANDBOX_ERROR) {
+		fprintf(stderr, "driver: sandbox error: %s\n", res.error);
+		sbpl_free(&p);
+		return 125;
+	}
 	printf("outcome %s exit %d signal %d cap %s cpu %.3f s wall %.3f s "
 	    "memory %llu bytes\n", cordon_outcome_name(res.outcome),
 	    res.exit_code, res.signal,
