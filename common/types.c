@@ -71,7 +71,7 @@ cordon_path_clean(const char *p)
 	if (p[1] == '\0')
 		return true;
 	while (*c == '/') {
-		e = strchrnul(c + 1, '/');
+		e = c + 1 + strcspn(c + 1, "/");
 		n = (size_t)(e - (c + 1));
 		if (n == 0 || (n == 1 && c[1] == '.') ||
 		    (n == 2 && c[1] == '.' && c[2] == '.'))

@@ -18,6 +18,7 @@
  *   seccomp.c   the baseline seccomp filter
  *   cgroup.c    a cgroup v2 per run, where the host delegates one
  *   tree.c      finding, measuring and killing every process of the run
+ *   caps.c      which cap a sample passed (monitor.c, and seatbelt's)
  *   monitor.c   the poll loop that enforces the caps
  * From common/ and policy/ the helper links exactly the files Makefile.am
  * lists in HELPER_SHARED_SOURCES (make helper-size counts them).
@@ -281,7 +282,7 @@ void cgroup_kill(void);
 /* Kills what is left, removes the run's cgroup; idempotent. */
 void cgroup_remove(void);
 
-/* monitor.c */
+/* monitor.c (the loop) and caps.c (the caps), seatbelt_macos.c */
 struct monitor_result {
 	enum cordon_outcome_id outcome;
 	enum cordon_cap_id cap;
@@ -293,6 +294,14 @@ struct monitor_result {
 	bool broker_gone;
 	char error[CORDON_MAX_TEXT_LEN];
 };
+/* caps.c: res becomes a hit of cap, seen at observed. */
+void cap_set(struct monitor_result *res, enum cordon_cap_id cap,
+    uint64_t observed, uint64_t limit);
+/* The first cap s passed (CPU, memory, processes) into res: true if one. */
+bool cap_check(const struct request *req, const struct tree_sample *s,
+    struct monitor_result *res);
+/* The final figures of a run that ended, held against the caps again. */
+void cap_final(const struct request *req, struct monitor_result *res);
 void monitor_run(int sock, int sigfd, const struct request *req,
     const struct spawn *sp, uint64_t start_ns, struct monitor_result *res);
 

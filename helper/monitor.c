@@ -91,34 +91,6 @@ next_tick(const struct request *req, const struct spawn *sp,
 	return t < TICK_MIN_NS ? TICK_MIN_NS : t;
 }
 
-static void
-set_cap(struct monitor_result *res, enum cordon_cap_id cap,
-    uint64_t observed, uint64_t limit)
-{
-	res->outcome = CORDON_OUTCOME_CAP_HIT;
-	res->cap = cap;
-	res->cap_observed = observed;
-	res->cap_limit = limit;
-}
-
-/* A cap reached in this sample, checked in a fixed order. */
-static bool
-check_caps(const struct request *req, const struct tree_sample *s,
-    struct monitor_result *res)
-{
-	if (s->cpu_ns >= req->limits.cpu_ns)
-		set_cap(res, CORDON_CAP_CPU, s->cpu_ns, req->limits.cpu_ns);
-	else if (s->mem_bytes > req->limits.memory_bytes)
-		set_cap(res, CORDON_CAP_MEMORY, s->mem_bytes,
-		    req->limits.memory_bytes);
-	else if (req->limits.nproc != 0 && s->nproc > req->limits.nproc)
-		/* Past it: a tree of N tasks is within --nproc N. */
-		set_cap(res, CORDON_CAP_NPROC, s->nproc, req->limits.nproc);
-	else
-		return false;
-	return true;
-}
-
 /*
  * One sample of the tree; a memory figure over the cap by the cheap count
  * (an upper bound) is replaced by the exact one before anything decides,
@@ -140,39 +112,6 @@ measure(const struct request *req, const struct spawn *sp,
 	else if (req->limits.nproc != 0 && s->nproc > req->limits.nproc)
 		s->nproc = tree_recheck(sp->status_fd >= 0);
 	return r;
-}
-
-/*
- * The final accounting against the caps, whatever the loop saw: a helper
- * its invoker SIGSTOPped samples nothing, yet the CPU reaped and the
- * memory high mark still show a cap passed, and by how much (and a cap
- * that ended the run gets its final figure).  Only for a run that ended
- * by itself, and only the caps check_caps() knows the run applied.  A
- * payload killed by SIGXCPU met RLIMIT_CPU (spawn.c), which the kernel
- * counts in scheduler ticks: under load they ran ~10% ahead of the exact
- * figure, so the signal is the evidence, once the tree has used half the
- * cap (no payload types its own SIGXCPU as a cap at once).
- */
-static void
-final_caps(const struct request *req, struct monitor_result *res)
-{
-	struct tree_sample f = { res->cpu_ns, res->max_mem, 0 };
-
-	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
-		if (res->cap == CORDON_CAP_CPU && f.cpu_ns > res->cap_observed)
-			res->cap_observed = f.cpu_ns;
-		if (res->cap == CORDON_CAP_MEMORY &&
-		    f.mem_bytes > res->cap_observed)
-			res->cap_observed = f.mem_bytes;
-		return;
-	}
-	if (res->outcome != CORDON_OUTCOME_EXITED &&
-	    res->outcome != CORDON_OUTCOME_SIGNALED)
-		return;
-	if (!check_caps(req, &f, res) &&
-	    res->outcome == CORDON_OUTCOME_SIGNALED && res->signal == SIGXCPU &&
-	    f.cpu_ns >= req->limits.cpu_ns / 2)
-		set_cap(res, CORDON_CAP_CPU, f.cpu_ns, req->limits.cpu_ns);
 }
 
 /*
@@ -217,14 +156,14 @@ pump(int *fd, int dst, uint64_t *left)
 	return false;
 }
 
-/* The payload's own end, as it happened (final_caps() types caps). */
+/* The payload's own end, as it happened (cap_final() types caps). */
 static void
 payload_outcome(const struct request *req, const struct spawn *sp,
     int status, struct monitor_result *res)
 {
 	/* The init found the namespace full: one task past the cap. */
 	if (sp->nproc_init && status == SPAWN_NPROC_FULL) {
-		set_cap(res, CORDON_CAP_NPROC, req->limits.nproc + 1,
+		cap_set(res, CORDON_CAP_NPROC, req->limits.nproc + 1,
 		    req->limits.nproc);
 		return;
 	}
@@ -286,7 +225,7 @@ on_output(struct loop *l, const struct pollfd *pfd)
 		if (pfd[PFD_OUT + i].revents != 0)
 			l->over = pump(&l->out[i], 1 + i, &l->left);
 	if (l->over)
-		set_cap(l->res, CORDON_CAP_OUTPUT, l->req->limits.output_bytes + 1,
+		cap_set(l->res, CORDON_CAP_OUTPUT, l->req->limits.output_bytes + 1,
 		    l->req->limits.output_bytes);
 	return l->over;
 }
@@ -326,13 +265,13 @@ on_tick(struct loop *l)
 	}
 	if (l->s.mem_bytes > l->res->max_mem)
 		l->res->max_mem = l->s.mem_bytes;
-	if (check_caps(req, &l->s, l->res))
+	if (cap_check(req, &l->s, l->res))
 		return true;
 	if (req->limits.disk_bytes != 0 && now_ns() >= l->next_disk) {
 		t0 = now_ns();
 		if (!workdir_usage(l->sp->wd_fd, &l->disk) ||
 		    l->disk >= req->limits.disk_bytes) {
-			set_cap(l->res, CORDON_CAP_DISK, l->disk,
+			cap_set(l->res, CORDON_CAP_DISK, l->disk,
 			    req->limits.disk_bytes);
 			return true;
 		}
@@ -391,7 +330,7 @@ on_events(struct loop *l, struct pollfd *pfd, int sock, int sigfd)
 		pfd[PFD_CG].fd = -1; /* not again: the tick reads it */
 	}
 	if (pfd[PFD_WALL].revents & POLLIN) {
-		set_cap(l->res, CORDON_CAP_WALL, now_ns() - l->start_ns,
+		cap_set(l->res, CORDON_CAP_WALL, now_ns() - l->start_ns,
 		    l->req->limits.wall_ns);
 		return true;
 	}
@@ -439,7 +378,7 @@ finish(struct loop *l)
 	cgroup_figures(res); /* exact where the kernel kept count */
 	/* Told to stop, the run is interrupted, whatever it used. */
 	if (!l->stop)
-		final_caps(req, res);
+		cap_final(req, res);
 	/*
 	 * What the payload wrote before it ended is still passed on, up to
 	 * the cap; then the disk as it is left (a file stopped by SIGXFSZ).
@@ -450,13 +389,13 @@ finish(struct loop *l)
 	if ((res->outcome == CORDON_OUTCOME_EXITED ||
 	    res->outcome == CORDON_OUTCOME_SIGNALED) && !l->stop) {
 		if (l->over)
-			set_cap(res, CORDON_CAP_OUTPUT,
+			cap_set(res, CORDON_CAP_OUTPUT,
 			    req->limits.output_bytes + 1,
 			    req->limits.output_bytes);
 		else if (req->limits.disk_bytes != 0 &&
 		    (!workdir_usage(l->sp->wd_fd, &l->disk) ||
 		    l->disk >= req->limits.disk_bytes))
-			set_cap(res, CORDON_CAP_DISK, l->disk,
+			cap_set(res, CORDON_CAP_DISK, l->disk,
 			    req->limits.disk_bytes);
 	}
 	for (i = 0; i < 2; i++)

@@ -118,7 +118,10 @@ spawn_child_prepare(int errfd)
 	 * The error pipe goes to fd 3 first, close-on-exec, so every later
 	 * failure is reported there (fd 3 was the broker socket: replaced).
 	 */
-	if (dup3(errfd, 3, O_CLOEXEC) < 0)
+	if (errfd != 3 && dup2(errfd, 3) < 0)
+		_exit(126);
+	/* dup2 + FD_CLOEXEC (no dup3 on macOS): this child has one thread. */
+	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
 		_exit(126);
 	/*
 	 * Leave the helper's process group while signals are still blocked,

