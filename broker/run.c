@@ -6,21 +6,23 @@
  * The order is the contract: the request is validated first (bad input
  * changes nothing); the helper is started and sent the request at once,
  * and builds the sandbox up to the payload's execve while the broker
- * opens the trace (pipelined).  The helper then says CREATED - the
- * payload exists, held at a barrier before its execve - and the broker
- * commits the run with its "create", "backend" and "created" events in
- * one transaction, copies files in, and only then sends GO.  If the create
- * cannot be recorded, the broker closes the channel instead: the helper
- * kills the held tree and removes the workdir, and not one instruction of
- * the command has run (exit 125, no trace row).  A broker that dies before
- * GO does the same.  From GO on every failure is recorded as a sandbox
- * error of that run, never as the payload's failure.
+ * opens the trace and commits the run's "create" (pipelined).  The helper
+ * then says CREATED - the payload exists, held at a barrier before its
+ * execve - and the broker sends GO only once the create is committed and
+ * files are copied in.  If the create cannot be recorded, the broker
+ * closes the channel instead: the helper kills the held tree and removes
+ * the workdir, and not one instruction of the command has run (exit 125,
+ * no trace row).  A broker that dies before GO does the same.  From GO on
+ * every failure is recorded as a sandbox error of that run, never as the
+ * payload's failure.
  *
- * The trace is written in two transactions: create + backend + created
- * (before GO), and everything else with the final record.  A helper that
- * fails before CREATED has its run committed after, with the error.  A
- * broker killed mid-run leaves a row without an outcome, which
- * `cordon gc` later marks as a sandbox error (trace.c).
+ * The trace is written in three transactions: create (while the helper
+ * builds), backend + created (right after GO, while the payload runs),
+ * and everything else with the final record; two when the helper has
+ * answered before the trace was open (create, backend and created go
+ * together, before GO) or failed before CREATED.  A broker killed mid-run
+ * leaves a row without an outcome, which `cordon gc` later marks as a
+ * sandbox error (trace.c).
  */
 #include "config.h"
 
@@ -447,32 +449,63 @@ watchdog(pid_t helper, struct cordon_result *r, struct pending *p,
 struct follow_state {
 	struct cordon_trace *t;  /* open before the helper can say CREATED */
 	bool committed;          /* the run row and its create event are in */
+	bool created;            /* CREATED came (once) */
 	bool go_sent;            /* the payload was let go */
 	int trace_err;           /* the create could not be committed */
 	int wdfd;                /* the workdir, with files to copy */
 };
 
+/* Commits the run's create (with the pending events); false if it failed. */
+static bool
+commit_create(struct follow_state *fs, struct cordon_result *r,
+    struct pending *p, int sock)
+{
+	int err;
+
+	if ((err = cordon_trace_begin_with(fs->t, r, p->ev, p->n)) < 0) {
+		/* EOF: the helper kills what it built and removes the workdir. */
+		fs->trace_err = err;
+		(void)shutdown(sock, SHUT_WR);
+		return false;
+	}
+	fs->committed = true;
+	pending_clear(p);
+	return true;
+}
+
+/*
+ * With the trace open: the create is committed at once, while the helper
+ * still builds, unless the helper has already said something (then
+ * CREATED, or its error, commits it with what came: let_go, or the end of
+ * the run).  Off the critical path: at CREATED only GO is left to send.
+ */
+static void
+commit_early(struct follow_state *fs, struct cordon_result *r,
+    struct pending *p, int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+
+	if (poll(&pfd, 1, 0) == 0)
+		(void)commit_create(fs, r, p, sock);
+}
+
 /*
  * CREATED: the sandbox is built and the payload held before its execve.
- * Commits the run - create, backend, created: one transaction - copies
- * files in, and sends GO.  A create that cannot be committed, or a failed
- * copy-in, closes our end instead: on EOF the helper kills the held tree
- * and removes the workdir, so the command never runs.
+ * The run is committed first if it is not yet (create, backend, created:
+ * one transaction), files are copied in, and GO is sent; backend and
+ * created follow the create in their own transaction when it went
+ * earlier, while the payload runs.  A create that cannot be committed, or
+ * a failed copy-in, closes our end instead: on EOF the helper kills the
+ * held tree and removes the workdir, so the command never runs.
  */
 static void
 let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
     int sock, const cordon_config *cfg, const char *base)
 {
 	struct cordon_msg go = { .type = CORDON_MSG_GO };
-	int err;
 
-	if ((err = cordon_trace_begin_with(fs->t, r, p->ev, p->n)) < 0) {
-		fs->trace_err = err;
-		(void)shutdown(sock, SHUT_WR);
+	if (!fs->committed && !commit_create(fs, r, p, sock))
 		return;
-	}
-	fs->committed = true;
-	pending_clear(p);
 	if (cfg->ncopy_in != 0 || cfg->ncopy_out != 0) {
 		if (r->workdir == NULL ||
 		    (fs->wdfd = files_in(cfg, base, r, p, r->workdir)) < 0) {
@@ -482,6 +515,9 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 	}
 	if (cordon_msg_send(sock, &go) == 0)
 		fs->go_sent = true;
+	if (p->n != 0 && cordon_trace_events_add(fs->t, r->run_id, p->ev,
+	    p->n) == 0)
+		pending_clear(p);
 }
 
 /*
@@ -509,14 +545,15 @@ on_message(struct follow_state *fs, struct cordon_result *r,
 			set_error(r, "malformed message from the helper");
 		return true;
 	}
-	if (m.type == CORDON_MSG_CREATED && (fs->committed ||
-	    fs->trace_err < 0)) {
+	if (m.type == CORDON_MSG_CREATED && fs->created) {
 		/* One CREATED per run: a second is a broken helper. */
 		over = apply_event(r, p, &(struct cordon_msg){ .type = 0 });
 	} else {
 		over = apply_event(r, p, &m);
-		if (m.type == CORDON_MSG_CREATED)
+		if (m.type == CORDON_MSG_CREATED) {
+			fs->created = true;
 			let_go(fs, r, p, sock, cfg, base);
+		}
 	}
 	if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
 		files_out(cfg, fs->wdfd, r, p);
@@ -770,8 +807,10 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 		goto out;
 	}
 	fs.t = t;
-	if (started)
+	if (started) {
+		commit_early(&fs, r, &p, h.sock);
 		supervise(&fs, &l, &h, r, &p);
+	}
 	/* Invariant: no trace row, no run (the payload was never let go). */
 	if (fs.trace_err < 0) {
 		err = fs.trace_err;
