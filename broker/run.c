@@ -450,7 +450,6 @@ struct follow_state {
 	struct cordon_trace *t;  /* open before the helper can say CREATED */
 	bool committed;          /* the run row and its create event are in */
 	bool created;            /* CREATED came (once) */
-	bool go_sent;            /* the payload was let go */
 	int trace_err;           /* the create could not be committed */
 	int wdfd;                /* the workdir, with files to copy */
 };
@@ -513,8 +512,7 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 			return;
 		}
 	}
-	if (cordon_msg_send(sock, &go) == 0)
-		fs->go_sent = true;
+	(void)cordon_msg_send(sock, &go);
 	if (p->n != 0 && cordon_trace_events_add(fs->t, r->run_id, p->ev,
 	    p->n) == 0)
 		pending_clear(p);
@@ -596,14 +594,12 @@ follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 			over = watchdog(helper, r, p, &deadline_ms, &continued);
 			continue;
 		}
-		if (pfd[1].revents != 0 && !fs->go_sent) {
-			/* Nothing runs yet: EOF makes the helper tear down. */
-			r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
-			set_error(r, "interrupted before the payload started");
-			(void)shutdown(sock, SHUT_WR);
-			cancelled = true;
-		} else if (pfd[1].revents != 0) {
-			/* The helper ends the run and reports it as interrupted. */
+		if (pfd[1].revents != 0) {
+			/*
+			 * The helper ends the run and reports it as interrupted
+			 * (before GO: once the payload is let go, at its first
+			 * look at its signals, as when it was still building).
+			 */
 			(void)kill(helper, SIGTERM);
 			cancelled = true;
 		}
