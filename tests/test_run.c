@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -28,7 +29,9 @@
 #include <sqlite3.h>
 
 #include "cordon.h"
+#include "internal.h"
 #include "testutil.h"
+#include "wire.h"
 
 #define MAXARGS 32
 
@@ -897,6 +900,104 @@ START_TEST(payload_waits_for_the_create_row)
 }
 END_TEST
 
+/*
+ * The helper on its own, held at CREATED (the payload built, before its
+ * execve): what comes instead of GO - another type, or EOF - ends the run
+ * with nothing of the command run: ERROR, TEARDOWN, exit 125, the held
+ * child gone, the workdir removed.  GO itself lets it run.
+ */
+START_TEST(held_helper_takes_only_go)
+{
+	static const char *const backends_name[] = { "floor", "linux-ns" };
+	static const uint8_t backends[] = {
+		CORDON_BACKEND_FLOOR, CORDON_BACKEND_LINUX_NS,
+	};
+	char marker[400], script[500];
+	char *args[] = { "/bin/sh", "-c", script };
+	struct cordon_msg m;
+	struct stat st;
+	bool error, teardown;
+	pid_t helper, held;
+	int sock, i, status, what;
+	size_t b;
+
+	snprintf(marker, sizeof(marker), "%s/ran", S.root);
+	snprintf(script, sizeof(script), "touch %s", marker);
+	/* what: 0 an ARG, 1 EOF, 2 GO (floor only: it can write the marker). */
+	for (b = 0; b < 2; b++)
+	for (what = 0; what < (b == 0 ? 3 : 2); what++) {
+		ck_assert_int_eq(cordon_start_helper(getenv("CORDON_HELPER"),
+		    &helper, &sock), 0);
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_REQUEST;
+		m.u.request.backend = backends[b];
+		cordon_limits_default(&m.u.request.limits);
+		m.u.request.run_id = "0123456789abcdef0123456789abcdef";
+		m.u.request.workdir_base = S.base;
+		m.u.request.argc = 3;
+		ck_assert_int_eq(cordon_msg_send(sock, &m), 0);
+		for (i = 0; i < 3; i++) {
+			m.type = CORDON_MSG_ARG;
+			m.u.str = args[i];
+			ck_assert_int_eq(cordon_msg_send(sock, &m), 0);
+		}
+		held = -1;
+		while (held < 0 && cordon_msg_recv(sock, &m) == 0) {
+			ck_assert_msg(m.type == CORDON_MSG_BACKEND ||
+			    m.type == CORDON_MSG_CREATED, "%s: got %u",
+			    backends_name[b], m.type);
+			if (m.type == CORDON_MSG_CREATED)
+				held = (pid_t)m.u.created.pid;
+			cordon_msg_clear(&m);
+		}
+		ck_assert_msg(held > 0, "%s: no CREATED", backends_name[b]);
+		/* Held: it has had time to run, were it not. */
+		usleep(300000);
+		ck_assert_msg(stat(marker, &st) < 0, "%s: ran before GO",
+		    backends_name[b]);
+		ck_assert_msg(pid_alive(held), "%s: the held child is gone",
+		    backends_name[b]);
+		memset(&m, 0, sizeof(m));
+		if (what == 0) {
+			m.type = CORDON_MSG_ARG;
+			m.u.str = "extra";
+			ck_assert_int_eq(cordon_msg_send(sock, &m), 0);
+		} else if (what == 1) {
+			ck_assert_int_eq(shutdown(sock, SHUT_WR), 0);
+		} else {
+			m.type = CORDON_MSG_GO;
+			ck_assert_int_eq(cordon_msg_send(sock, &m), 0);
+		}
+		error = teardown = false;
+		while (cordon_msg_recv(sock, &m) == 0) {
+			error |= m.type == CORDON_MSG_ERROR;
+			teardown |= m.type == CORDON_MSG_TEARDOWN;
+			cordon_msg_clear(&m);
+		}
+		close(sock);
+		status = cordon_wait_helper(helper);
+		ck_assert_msg(teardown, "%s/%d: no TEARDOWN", backends_name[b],
+		    what);
+		ck_assert_msg(!pid_alive(held), "%s/%d: the held child lives",
+		    backends_name[b], what);
+		ck_assert_msg(dir_entries(S.base) <= 1, "%s/%d: workdir left",
+		    backends_name[b], what);
+		if (what == 2) {
+			ck_assert_msg(!error && WIFEXITED(status) &&
+			    WEXITSTATUS(status) == 0, "GO: status %d", status);
+			ck_assert_msg(stat(marker, &st) == 0, "GO: never ran");
+			ck_assert_int_eq(unlink(marker), 0);
+		} else {
+			ck_assert_msg(error && WIFEXITED(status) &&
+			    WEXITSTATUS(status) == 125, "%s/%d: error %d, "
+			    "status %d", backends_name[b], what, error, status);
+			ck_assert_msg(stat(marker, &st) < 0, "%s/%d: it ran",
+			    backends_name[b], what);
+		}
+	}
+}
+END_TEST
+
 START_TEST(helper_sigkill_is_reclaimed)
 {
 	char pidfile[400];
@@ -1759,6 +1860,7 @@ run_suite(void)
 	tcase_add_test(tc, create_not_recorded_means_nothing_runs);
 	tcase_add_test(tc, trace_not_opened_means_nothing_runs);
 	tcase_add_test(tc, payload_waits_for_the_create_row);
+	tcase_add_test(tc, held_helper_takes_only_go);
 	tcase_add_test(tc, helper_killed_before_naming_the_workdir_is_reclaimed);
 	tcase_add_test(tc, concurrent_runs_lose_no_row);
 	tcase_add_test(tc, trace_list_and_show);
