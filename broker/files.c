@@ -6,8 +6,9 @@
  * can read exactly what the invoker can and writes host files as the
  * invoker; nothing here needs privilege, and the helper (which may be
  * setuid root) stays small.  The helper holds the run at two points for
- * us (wire.h: WORKDIR ... GO before the payload starts, EXIT ... GO before
- * the teardown), so no payload process is alive while we copy.
+ * us (wire.h: CREATED ... GO with the payload held before its execve, EXIT
+ * ... GO before the teardown), so nothing of the command runs while we
+ * copy.
  *
  * Why copying out is safe although the payload wrote the tree: the source
  * is reached from the workdir fd one component at a time with

@@ -4,15 +4,25 @@
  * copy files in and out (files.c) at the points the helper holds for it.
  *
  * The order is the contract: the request is validated first (bad input
- * changes nothing), then the run and its "create" event are committed to
- * the trace, and only then is the helper started.  If the create cannot be
- * recorded, nothing runs.  From that point on every failure is recorded as
- * a sandbox error of that run, never as the payload's failure.
+ * changes nothing); the helper is started and sent the request at once,
+ * and builds the sandbox up to the payload's execve while the broker
+ * opens the trace and commits the run's "create" (pipelined).  The helper
+ * then says CREATED - the payload exists, held at a barrier before its
+ * execve - and the broker sends GO only once the create is committed and
+ * files are copied in.  If the create cannot be recorded, the broker
+ * closes the channel instead: the helper kills the held tree and removes
+ * the workdir, and not one instruction of the command has run (exit 125,
+ * no trace row).  A broker that dies before GO does the same.  From GO on
+ * every failure is recorded as a sandbox error of that run, never as the
+ * payload's failure.
  *
- * The trace is written in three transactions: create (before the start),
- * backend + created (once the payload runs), and everything else with the
- * final record.  A broker killed mid-run leaves a row without an outcome,
- * which `cordon gc` later marks as a sandbox error (trace.c).
+ * The trace is written in three transactions: create (while the helper
+ * builds), backend + created (right after GO, while the payload runs),
+ * and everything else with the final record; two when the helper has
+ * answered before the trace was open (create, backend and created go
+ * together, before GO) or failed before CREATED.  A broker killed mid-run
+ * leaves a row without an outcome, which `cordon gc` later marks as a
+ * sandbox error (trace.c).
  */
 #include "config.h"
 
@@ -252,8 +262,7 @@ cap_detail(const struct cordon_msg_cap_hit *c)
 
 /* Applies one helper event to the record; true once the run is over. */
 static bool
-apply_event(struct cordon_trace *t, struct cordon_result *r,
-    struct pending *p, struct cordon_msg *m)
+apply_event(struct cordon_result *r, struct pending *p, struct cordon_msg *m)
 {
 	switch (m->type) {
 	case CORDON_MSG_BACKEND:
@@ -266,13 +275,11 @@ apply_event(struct cordon_trace *t, struct cordon_result *r,
 		    cordon_backend_name(r->backend), m->u.backend.reason));
 		break;
 	case CORDON_MSG_CREATED:
+		/* Committed with the create, before GO (let_go). */
 		free(r->workdir);
 		r->workdir = strdup(m->u.created.workdir);
 		pending_add(p, "created", xfmt("workdir %s, payload pid %u",
 		    m->u.created.workdir, m->u.created.pid));
-		/* The payload runs: commit what we know so far. */
-		if (cordon_trace_events_add(t, r->run_id, p->ev, p->n) == 0)
-			pending_clear(p);
 		break;
 	case CORDON_MSG_CAP_HIT:
 		pending_add(p, "cap_hit", cap_detail(&m->u.cap_hit));
@@ -330,8 +337,25 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The uid root's linux-ns payload runs as (helper/ns.c). */
+#define NOBODY_UID 65534
+
 /*
- * WORKDIR: the workdir exists and nothing runs yet.  Opens it - it must
+ * Ours: made by the helper as us.  Root's linux-ns workdir was given to
+ * nobody before the sandbox was built (its init opens it as nobody), and
+ * that is the only other owner accepted, only for root: it lies in a base
+ * that is root's alone (helper/workdir.c), at the name of this run, whose
+ * lock the helper holds.
+ */
+static bool
+workdir_ours(const struct stat *st)
+{
+	return st->st_uid == getuid() ||
+	    (getuid() == 0 && st->st_uid == NOBODY_UID);
+}
+
+/*
+ * CREATED: the payload is held before its exec.  Opens the workdir - it must
  * be the one the helper was asked to make, ours - and copies files in.
  * Returns the workdir fd, or -1 with the error recorded.
  */
@@ -346,7 +370,7 @@ files_in(const cordon_config *cfg, const char *base, struct cordon_result *r,
 
 	if (want == NULL || strcmp(want, path) != 0 ||
 	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || st.st_uid != getuid()) {
+	    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || !workdir_ours(&st)) {
 		snprintf(err, sizeof(err), "the workdir %s is not the one "
 		    "asked for, or not ours", path);
 		goto fail;
@@ -421,15 +445,87 @@ watchdog(pid_t helper, struct cordon_result *r, struct pending *p,
 	return true;
 }
 
+/* What following one run keeps between the helper's messages. */
+struct follow_state {
+	struct cordon_trace *t;  /* open before the helper can say CREATED */
+	bool committed;          /* the run row and its create event are in */
+	bool created;            /* CREATED came (once) */
+	int trace_err;           /* the create could not be committed */
+	int wdfd;                /* the workdir, with files to copy */
+};
+
+/* Commits the run's create (with the pending events); false if it failed. */
+static bool
+commit_create(struct follow_state *fs, struct cordon_result *r,
+    struct pending *p, int sock)
+{
+	int err;
+
+	if ((err = cordon_trace_begin_with(fs->t, r, p->ev, p->n)) < 0) {
+		/* EOF: the helper kills what it built and removes the workdir. */
+		fs->trace_err = err;
+		(void)shutdown(sock, SHUT_WR);
+		return false;
+	}
+	fs->committed = true;
+	pending_clear(p);
+	return true;
+}
+
 /*
- * One message from the helper: the workdir to copy into (then GO), or an
+ * With the trace open: the create is committed at once, while the helper
+ * still builds, unless the helper has already said something (then
+ * CREATED, or its error, commits it with what came: let_go, or the end of
+ * the run).  Off the critical path: at CREATED only GO is left to send.
+ */
+static void
+commit_early(struct follow_state *fs, struct cordon_result *r,
+    struct pending *p, int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+
+	if (poll(&pfd, 1, 0) == 0)
+		(void)commit_create(fs, r, p, sock);
+}
+
+/*
+ * CREATED: the sandbox is built and the payload held before its execve.
+ * The run is committed first if it is not yet (create, backend, created:
+ * one transaction), files are copied in, and GO is sent; backend and
+ * created follow the create in their own transaction when it went
+ * earlier, while the payload runs.  A create that cannot be committed, or
+ * a failed copy-in, closes our end instead: on EOF the helper kills the
+ * held tree and removes the workdir, so the command never runs.
+ */
+static void
+let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
+    int sock, const cordon_config *cfg, const char *base)
+{
+	struct cordon_msg go = { .type = CORDON_MSG_GO };
+
+	if (!fs->committed && !commit_create(fs, r, p, sock))
+		return;
+	if (cfg->ncopy_in != 0 || cfg->ncopy_out != 0) {
+		if (r->workdir == NULL ||
+		    (fs->wdfd = files_in(cfg, base, r, p, r->workdir)) < 0) {
+			(void)shutdown(sock, SHUT_WR);
+			return;
+		}
+	}
+	(void)cordon_msg_send(sock, &go);
+	if (p->n != 0 && cordon_trace_events_add(fs->t, r->run_id, p->ev,
+	    p->n) == 0)
+		pending_clear(p);
+}
+
+/*
+ * One message from the helper: CREATED (commit, copy in, GO), or an
  * event, with the copy-out after EXIT (then GO).  True once following
  * ends: the run is over, or the channel is broken or closed.
  */
 static bool
-on_message(struct cordon_trace *t, struct cordon_result *r,
-    struct pending *p, int sock, const cordon_config *cfg, const char *base,
-    int *wdfd)
+on_message(struct follow_state *fs, struct cordon_result *r,
+    struct pending *p, int sock, const cordon_config *cfg, const char *base)
 {
 	struct cordon_msg go = { .type = CORDON_MSG_GO };
 	struct cordon_msg m;
@@ -447,17 +543,18 @@ on_message(struct cordon_trace *t, struct cordon_result *r,
 			set_error(r, "malformed message from the helper");
 		return true;
 	}
-	if (m.type == CORDON_MSG_WORKDIR && *wdfd < 0) {
-		/* A failed copy-in: EOF makes the helper tear down. */
-		if ((*wdfd = files_in(cfg, base, r, p, m.u.str)) < 0)
-			(void)shutdown(sock, SHUT_WR);
-		else
-			(void)cordon_msg_send(sock, &go);
+	if (m.type == CORDON_MSG_CREATED && fs->created) {
+		/* One CREATED per run: a second is a broken helper. */
+		over = apply_event(r, p, &(struct cordon_msg){ .type = 0 });
 	} else {
-		over = apply_event(t, r, p, &m);
+		over = apply_event(r, p, &m);
+		if (m.type == CORDON_MSG_CREATED) {
+			fs->created = true;
+			let_go(fs, r, p, sock, cfg, base);
+		}
 	}
 	if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
-		files_out(cfg, *wdfd, r, p);
+		files_out(cfg, fs->wdfd, r, p);
 		(void)cordon_msg_send(sock, &go);
 	}
 	cordon_msg_clear(&m);
@@ -466,11 +563,11 @@ on_message(struct cordon_trace *t, struct cordon_result *r,
 
 /* Follows the helper until TEARDOWN, EOF, a protocol error or deadline_ms. */
 static void
-follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
+follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
     int sock, pid_t helper, const cordon_config *cfg, const char *base,
     int64_t deadline_ms)
 {
-	int cancel_fd = cfg->cancel_fd, wdfd = -1;
+	int cancel_fd = cfg->cancel_fd;
 	struct pollfd pfd[2];
 	bool cancelled = false, continued = false, over = false;
 	int64_t left, t0;
@@ -498,19 +595,24 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 			continue;
 		}
 		if (pfd[1].revents != 0) {
-			/* The helper ends the run and reports it as interrupted. */
+			/*
+			 * The helper ends the run and reports it as interrupted
+			 * (before GO: once the payload is let go, at its first
+			 * look at its signals, as when it was still building).
+			 */
 			(void)kill(helper, SIGTERM);
 			cancelled = true;
 		}
 		if (pfd[0].revents == 0)
 			continue;
 		t0 = mono_ms();
-		over = on_message(t, r, p, sock, cfg, base, &wdfd);
+		over = on_message(fs, r, p, sock, cfg, base);
 		/* Copying is not the helper's time: the watchdog waits longer. */
 		deadline_ms += mono_ms() - t0;
 	}
-	if (wdfd >= 0)
-		close(wdfd);
+	if (fs->wdfd >= 0)
+		close(fs->wdfd);
+	fs->wdfd = -1;
 }
 
 /* The broker's view of a helper that ended without tearing down. */
@@ -565,20 +667,27 @@ struct launch {
 	uint32_t envc, env_explicit, require;
 };
 
+/* The helper of one run, started and sent the request. */
+struct helper_proc {
+	pid_t pid;
+	int sock;
+};
+
 /*
- * The trace holds the run's create: starts the helper, sends the request
- * and follows the run to its TEARDOWN, or says why it never got there.
+ * Starts the helper and sends it the request: it builds the sandbox from
+ * here on, while the broker opens the trace.  -1 with the error recorded
+ * when it could not be started (the run is then committed as a sandbox
+ * error).
  */
-static void
-supervise(struct cordon_trace *t, const struct launch *l,
-    struct cordon_result *r, struct pending *p)
+static int
+start_helper(const struct launch *l, struct cordon_result *r,
+    struct pending *p, struct helper_proc *h)
 {
 	const struct cordon_config *cfg = l->cfg;
 	char *why;
-	pid_t pid = -1;
-	int sock = -1, err, status;
+	int err;
 
-	if (cordon_start_helper_io(l->helper, &pid, &sock, cfg->stdin_fd,
+	if (cordon_start_helper_io(l->helper, &h->pid, &h->sock, cfg->stdin_fd,
 	    cfg->stdout_fd, cfg->stderr_fd) < 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		why = xfmt("cannot execute the helper %s: %s (is cordon "
@@ -586,17 +695,50 @@ supervise(struct cordon_trace *t, const struct launch *l,
 		set_error(r, why != NULL ? why : "cannot start cordon-helper");
 		pending_add(p, "error", why);
 		r->workdir_removed = 1;
-		return;
+		h->pid = -1;
+		h->sock = -1;
+		return -1;
 	}
-	if ((err = cordon_send_request(sock, cfg, l->base, r, l->envp, l->envc,
-	    l->require, l->env_explicit)) < 0)
+	if ((err = cordon_send_request(h->sock, cfg, l->base, r, l->envp,
+	    l->envc, l->require, l->env_explicit)) < 0)
 		pending_add(p, "error", xfmt("sending the request: %s",
 		    cordon_strerror(err)));
-	follow(t, r, p, sock, pid, cfg, l->base, mono_ms() +
+	return 0;
+}
+
+/*
+ * A run given up before GO (the trace could not be opened): EOF makes the
+ * helper kill what it built and remove the workdir; waits until it has.
+ */
+static void
+abandon(struct helper_proc *h)
+{
+	if (h->pid < 0)
+		return;
+	close(h->sock);
+	(void)cordon_wait_helper(h->pid);
+	h->pid = -1;
+}
+
+/*
+ * Follows the started helper to its TEARDOWN, or says why it never got
+ * there; the create row is committed on the way (let_go).
+ */
+static void
+supervise(struct follow_state *fs, const struct launch *l,
+    struct helper_proc *h, struct cordon_result *r, struct pending *p)
+{
+	const struct cordon_config *cfg = l->cfg;
+	int status;
+
+	follow(fs, r, p, h->sock, h->pid, cfg, l->base, mono_ms() +
 	    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS);
 	/* Closing our end tells a helper still running to stop. */
-	close(sock);
-	status = cordon_wait_helper(pid);
+	close(h->sock);
+	status = cordon_wait_helper(h->pid);
+	h->pid = -1;
+	if (fs->trace_err < 0)
+		return; /* abandoned before GO: the helper removed its workdir */
 	if (r->workdir_removed < 0)
 		recover(cfg, l->base, l->helper, r, p, status);
 	else
@@ -620,6 +762,9 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
 	struct launch l = { .cfg = cfg, .require = require };
+	struct follow_state fs = { .wdfd = -1 };
+	struct helper_proc h = { .pid = -1, .sock = -1 };
+	bool started;
 	char *trace_path = NULL, *base = NULL, *helper = NULL, **envp = NULL;
 	size_t argc = 0;
 	int err;
@@ -641,10 +786,6 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	if ((err = fill_record(cfg, argv, argc, r)) < 0)
 		goto out;
 
-	/* Invariant: no trace row, no run. */
-	if ((err = cordon_trace_open(trace_path, &t)) < 0 ||
-	    (err = cordon_trace_begin(t, r)) < 0)
-		goto out;
 	/*
 	 * The helper makes only the base's last component: the directories
 	 * above the default base, the user's own, are made here, 0700.  If
@@ -655,7 +796,25 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	l.base = base;
 	l.helper = helper;
 	l.envp = envp;
-	supervise(t, &l, r, &p);
+	/* Pipelined: the helper builds the sandbox while the trace opens. */
+	started = start_helper(&l, r, &p, &h) == 0;
+	if ((err = cordon_trace_open(trace_path, &t)) < 0) {
+		abandon(&h);
+		goto out;
+	}
+	fs.t = t;
+	if (started) {
+		commit_early(&fs, r, &p, h.sock);
+		supervise(&fs, &l, &h, r, &p);
+	}
+	/* Invariant: no trace row, no run (the payload was never let go). */
+	if (fs.trace_err < 0) {
+		err = fs.trace_err;
+		goto out;
+	}
+	/* A helper that failed before CREATED: its run is recorded now. */
+	if (!fs.committed && (err = cordon_trace_begin(t, r)) < 0)
+		goto out;
 	if (r->outcome == 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		set_error(r, "the run ended without a result");
@@ -667,6 +826,7 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	r = NULL;
 	err = 0;
 out:
+	abandon(&h);
 	pending_clear(&p);
 	if (r != NULL)
 		cordon_result_free(r);

@@ -752,13 +752,20 @@ argv_to_blob(const struct cordon_result *r, char **blob, size_t *len)
 int
 cordon_trace_begin(struct cordon_trace *t, const struct cordon_result *r)
 {
+	return cordon_trace_begin_with(t, r, NULL, 0);
+}
+
+int
+cordon_trace_begin_with(struct cordon_trace *t, const struct cordon_result *r,
+    const struct cordon_trace_event *ev, size_t n)
+{
 	sqlite3_stmt *st = t->st[ST_INSERT_RUN];
 	struct cordon_trace_event create;
 	char *blob = NULL, *json = NULL;
 	size_t bloblen = 0;
 	int r2;
 
-	if ((r2 = result_check(r)) < 0)
+	if ((r2 = result_check(r)) < 0 || (r2 = events_check(ev, n)) < 0)
 		return r2;
 	if (r->argc < 1 || r->argv == NULL)
 		return -CORDON_E_INVAL;
@@ -776,7 +783,8 @@ cordon_trace_begin(struct cordon_trace *t, const struct cordon_result *r)
 	create.ts_ms = r->created_ms;
 	create.kind = "create";
 	create.detail = json;
-	if ((r2 = insert_events(t, r->run_id, &create, 1)) < 0)
+	if ((r2 = insert_events(t, r->run_id, &create, 1)) < 0 ||
+	    (n != 0 && (r2 = insert_events(t, r->run_id, ev, n)) < 0))
 		goto out;
 	r2 = tx_commit(t);
 out:

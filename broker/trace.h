@@ -35,6 +35,13 @@ void cordon_trace_close(struct cordon_trace *t);
 
 /* Phase 1, before anything runs: the run row and its "create" event. */
 int cordon_trace_begin(struct cordon_trace *t, const struct cordon_result *r);
+/*
+ * The same, with n events after the create in the same transaction (the
+ * helper's backend and created, when they came before the commit: one
+ * transaction where there were two).
+ */
+int cordon_trace_begin_with(struct cordon_trace *t, const struct cordon_result *r,
+    const struct cordon_trace_event *ev, size_t n);
 /* Phase 2..n: events as they arrive, in one transaction. */
 int cordon_trace_events_add(struct cordon_trace *t, const char *run_id,
     const struct cordon_trace_event *ev, size_t n);

@@ -4,13 +4,17 @@
  * One datagram is one message: a header (u16 version, u16 type) and a body
  * whose layout the type fixes.  The broker sends REQUEST, then exactly
  * argc ARG messages, then exactly envc ENV messages, then exactly bindc
- * BIND messages.  The helper answers with events: [WORKDIR], BACKEND,
- * CREATED, at most one CAP_HIT, EXIT, TEARDOWN, or ERROR (followed by
- * TEARDOWN when a workdir existed).  With CORDON_REQ_COPY_IN or _COPY_OUT
- * the helper sends WORKDIR once the workdir exists and waits for GO before
- * it starts the payload (the broker copies files in meanwhile); with
- * CORDON_REQ_COPY_OUT it also waits for a second GO after EXIT, before the
- * teardown (the broker copies files out meanwhile).  Instead of a
+ * BIND messages.  The helper answers with events: BACKEND, CREATED, at
+ * most one CAP_HIT, EXIT, TEARDOWN, or ERROR (followed by TEARDOWN when a
+ * workdir existed).  CREATED means ready: the workdir exists, the
+ * boundary is built and the payload is held right before its execve; the
+ * helper then waits for GO, which the broker sends once the run's create
+ * row is committed to the trace (and files are copied in), and EOF
+ * instead makes the helper kill the held tree and remove the workdir.
+ * With CORDON_REQ_COPY_OUT the helper also waits for a second GO after
+ * EXIT, before the teardown (the broker copies files out meanwhile).
+ * WORKDIR is no longer sent (CREATED took over the copy-in handshake);
+ * the broker still decodes it, as it decodes GC.  Instead of a
  * REQUEST the broker may send PROBE (the backend asked for), answered by
  * FACT messages and then BACKEND (what auto would pick, or the backend
  * asked for) or ERROR.  GC is no longer sent: the broker reclaims dead
@@ -51,16 +55,16 @@ enum cordon_msg_type {
 	CORDON_MSG_GC = 4,       /* retired: no helper accepts it (wire.h top) */
 	CORDON_MSG_PROBE = 5,    /* say what this host gives, run nothing */
 	CORDON_MSG_BIND = 6,     /* one --ro-bind: source, destination */
-	CORDON_MSG_GO = 7,       /* files copied: go on (empty body) */
+	CORDON_MSG_GO = 7,       /* recorded, files copied: go on (empty body) */
 	/* helper -> broker */
 	CORDON_MSG_BACKEND = 16,
-	CORDON_MSG_CREATED = 17,
+	CORDON_MSG_CREATED = 17, /* ready: the payload held before execve */
 	CORDON_MSG_CAP_HIT = 18,
 	CORDON_MSG_EXIT = 19,
 	CORDON_MSG_TEARDOWN = 20,
 	CORDON_MSG_ERROR = 21,
 	CORDON_MSG_FACT = 22,    /* one probe finding: key, value */
-	CORDON_MSG_WORKDIR = 23, /* the workdir exists (path); waiting for GO */
+	CORDON_MSG_WORKDIR = 23, /* retired: CREATED carries the workdir */
 };
 
 #define CORDON_MAX_FACT_KEY 64U

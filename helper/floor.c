@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -51,6 +52,8 @@ child(const struct request *req, const struct workdir *wd,
 	if (spawn_rlimits(req) < 0)
 		spawn_fail(3, SPAWN_RLIMIT);
 
+	/* Set up: held here until the broker's GO (spawn.c). */
+	spawn_barrier(3);
 	/* execvp() searches the PATH of the environment it runs in. */
 	environ = req->envp;
 	execvp(req->argv[0], req->argv);
@@ -64,12 +67,16 @@ floor_spawn(const struct request *req, const struct workdir *wd,
 	pid_t parent = getpid();
 	int pfd[2], r;
 
-	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1 };
+	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1,
+		.gate_fd = -1 };
 	if (spawn_check_limits(req, err, errsz) < 0)
 		return -1;
-	/* fds 0-3 are taken (stdio, the socket), so the pipe lands above 3. */
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return ERR("pipe: %s", strerror(errno));
+	/*
+	 * fds 0-3 are taken (stdio, the socket), so these land above 3: the
+	 * error socket, both ways for the barrier (spawn.c).
+	 */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pfd) < 0)
+		return ERR("socketpair: %s", strerror(errno));
 	if ((sp->pid = cgroup_clone(0)) < 0) {
 		r = ERR("fork: %s", strerror(errno));
 		close(pfd[0]);
@@ -81,13 +88,15 @@ floor_spawn(const struct request *req, const struct workdir *wd,
 		child(req, wd, ll, pfd[1], parent);
 	}
 	close(pfd[1]);
-	r = spawn_wait_exec(pfd[0], sp, err, errsz);
-	close(pfd[0]);
-	if (r < 0) {
+	/* Held before its exec: spawn_release() lets it go on GO. */
+	if (spawn_wait_ready(pfd[0], err, errsz) < 0) {
+		close(pfd[0]);
+		(void)kill(sp->pid, SIGKILL);
 		(void)waitpid(sp->pid, NULL, 0);
 		sp->pid = -1;
 		return -1;
 	}
+	sp->gate_fd = pfd[0];
 	sp->pidfd = (int)syscall(SYS_pidfd_open, sp->pid, 0);
 	return 0;
 }

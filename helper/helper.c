@@ -26,22 +26,31 @@
  *            type checked against the one expected before its body is
  *            decoded; anything else (GC included) is fatal;
  *            helper -> broker BACKEND, CREATED, [CAP_HIT], EXIT, TEARDOWN,
- *            or ERROR then TEARDOWN.  EOF from the broker at any time means
- *            it is gone: the run is killed and torn down.
+ *            or ERROR then TEARDOWN.  CREATED is sent with the payload
+ *            built and held before its execve, and the helper waits for
+ *            GO (the broker has committed the run to its trace).  EOF from
+ *            the broker at any time means it is gone: the run is killed
+ *            and torn down.
  *   fds 0-2  passed through to the payload untouched - unless the
  *            output is capped: then stdout and stderr of the payload are
  *            pipes that the monitor copies to the helper's own fds 1 and
  *            2, counting (the broker opened --stdout/--stderr FILEs as
  *            the invoker and made them the helper's fds 1 and 2).
  *
- * Files in and out (CORDON_REQ_COPY_IN/_OUT): once the workdir exists the
- * helper sends WORKDIR and waits for GO before anything runs, while the
- * broker, unprivileged, copies files in; after EXIT (the tree is dead and
- * reaped) it waits for GO again while the broker copies files out, then
- * tears down.  The broker never writes while a payload runs, and EOF
- * during either wait is the broker gone: the usual teardown.
- *   errpipe  close-on-exec pipe from the payload's pre-exec code, carrying
- *            an errno if execve failed.
+ * Pipelined start: the broker starts the helper before it opens its
+ * trace.  The helper builds everything - workdir, boundary, the payload's
+ * own set-up (ids, capabilities, rlimits, seccomp, Landlock) - and the
+ * payload stops at a barrier right before execve (spawn.c
+ * spawn_barrier).  Then CREATED, and GO once the broker has committed the
+ * run and copied files in (CORDON_REQ_COPY_IN); only then is the payload
+ * let go.  No instruction of the command runs before GO, and EOF instead
+ * of GO kills the held tree and removes the workdir.  After EXIT (the tree
+ * is dead and reaped) with CORDON_REQ_COPY_OUT it waits for GO again
+ * while the broker copies files out, then tears down.  The broker never
+ * writes while a payload runs.
+ *   errsock  close-on-exec SOCK_SEQPACKET pair from the payload's pre-exec
+ *            code: (stage, errno) if a set-up step or execve failed,
+ *            SPAWN_READY at the barrier, and the helper's one-byte go.
  *
  * The helper trusts nothing it reads: the request is bounded and
  * re-checked field by field, and a malformed one is fatal before anything
@@ -504,8 +513,12 @@ admit(struct request *req)
 }
 
 /*
- * The workdir, files copied in by the broker (WORKDIR, then GO), the
- * payload started, and BACKEND and CREATED sent.  Returns when it started.
+ * The workdir, the boundary and the payload built and held before its
+ * exec, BACKEND and CREATED sent; then GO from the broker (the run's
+ * create row is committed, and files copied in), and the payload is let
+ * go.  Returns when it started.  EOF or anything but GO is the broker
+ * gone or the run abandoned: die(), which kills the held tree and removes
+ * the workdir - nothing of the command has run.
  */
 static uint64_t
 launch(struct request *req, struct spawn *sp)
@@ -519,19 +532,10 @@ launch(struct request *req, struct spawn *sp)
 	    sizeof(err)) < 0)
 		die("%s", err);
 	st.have_workdir = true;
-	if ((req->flags & (CORDON_REQ_COPY_IN | CORDON_REQ_COPY_OUT)) != 0) {
-		memset(&m, 0, sizeof(m));
-		m.type = CORDON_MSG_WORKDIR;
-		m.u.str = st.wd.path;
-		send_msg(&m);
-		if (!wait_go())
-			die("the broker did not finish copying files in");
-	}
 	(void)cgroup_setup(req, reason, sizeof(reason)); /* else: the monitor */
 
 	if (req->limits.output_bytes != 0)
 		output_pipes(true, saved, out);
-	start = now_ns();
 	if (start_payload(req, sp, &m, reason, sizeof(reason), err,
 	    sizeof(err)) < 0)
 		die("backend %s is not available: %s",
@@ -550,6 +554,15 @@ launch(struct request *req, struct spawn *sp)
 	m.u.created.workdir = st.wd.path;
 	m.u.created.pid = (uint32_t)sp->pid;
 	send_msg(&m);
+	if (!wait_go())
+		die("the broker did not let the run start (it is gone, or "
+		    "could not record the run)");
+	if (sp->chown_nobody && (req->flags & CORDON_REQ_COPY_IN) != 0 &&
+	    ns_give_copied(&st.wd) < 0)
+		die_errno("cannot give the files copied in to nobody");
+	start = now_ns();
+	if (spawn_release(sp, err, sizeof(err)) < 0)
+		die("backend %s: %s", st.backend, err);
 	return start;
 }
 
@@ -559,7 +572,8 @@ main(int argc, char **argv)
 	char err[CORDON_MAX_TEXT_LEN] = "";
 	struct monitor_result res;
 	struct request req;
-	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
+	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1,
+		.gate_fd = -1 };
 	uint64_t start;
 	int sigfd;
 

@@ -121,6 +121,8 @@ struct spawn {
 	bool nproc_init;    /* linux-ns: the init watches the process cap */
 	int out[2];         /* read ends of the payload's stdout/stderr, or -1 */
 	int wd_fd;          /* the workdir, measured for the disk cap */
+	int gate_fd;        /* the payload held before execve, or -1 (GO) */
+	bool chown_nobody;  /* linux-ns as root: the payload runs as nobody */
 };
 
 /*
@@ -136,7 +138,8 @@ enum spawn_stage {
 	SPAWN_RLIMIT, SPAWN_IDS, SPAWN_MOUNT_PRIVATE, SPAWN_SYSTEM_DIRS,
 	SPAWN_WORKDIR, SPAWN_ROOT, SPAWN_PROC, SPAWN_TMP, SPAWN_DEV,
 	SPAWN_DEVPTS, SPAWN_PIVOT, SPAWN_HOSTNAME, SPAWN_LOOPBACK, SPAWN_FORK,
-	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_LANDLOCK, SPAWN_BIND, SPAWN_MAX_
+	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_LANDLOCK, SPAWN_BIND, SPAWN_READY,
+	SPAWN_MAX_
 };
 
 /* HOME and TMPDIR of the payload: its workdir as it will see it. */
@@ -157,6 +160,20 @@ NORETURN void spawn_fail(int fd, enum spawn_stage stage);
  * the command's way (sp->exec_errno); -1 with err for a sandbox failure.
  */
 int spawn_wait_exec(int fd, struct spawn *sp, char *err, size_t errsz);
+/*
+ * The barrier, in a child after all of its set-up, right before execve:
+ * says SPAWN_READY on fd (the error socket) and waits there for the
+ * helper's go; _exits 126 without it (the helper gone, or the run
+ * abandoned).  Not one instruction of the command runs before.
+ */
+void spawn_barrier(int fd);
+/* In the helper: waits for the child's SPAWN_READY; -1 with err if not. */
+int spawn_wait_ready(int fd, char *err, size_t errsz);
+/*
+ * In the helper, after the broker's GO: lets the held payload exec
+ * (sp->gate_fd) and waits for the exec as spawn_wait_exec does.
+ */
+int spawn_release(struct spawn *sp, char *err, size_t errsz);
 
 /* landlock.c: the landlock backend's domain, entered by floor.c's child. */
 struct landlock {
@@ -188,6 +205,8 @@ int ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 
 /* Builds the namespaces in a throw-away child; -1 with err if it fails. */
 int ns_probe(char *err, size_t errsz, bool *nproc_per_ns);
+/* After the copy-in, for a payload that runs as nobody (sp->chown_nobody). */
+int ns_give_copied(const struct workdir *wd);
 
 /*
  * probe.c: which backend a run asking for want gets, given whether linux-ns

@@ -18,7 +18,8 @@
  *   payload forked by the init: its own session, no capabilities in any
  *           namespace (bounding, ambient, inheritable, permitted and
  *           effective sets all empty), PR_SET_NO_NEW_PRIVS, rlimits, the
- *           baseline seccomp filter; then execve.
+ *           baseline seccomp filter; then it waits at the barrier
+ *           (spawn.c) until the broker's GO, and execve.
  *
  * Why the mounts are safe: every mount is made with the fd-based mount
  * API.  The system directories are cloned with open_tree(AT_SYMLINK_
@@ -38,7 +39,7 @@
  * root tmpfs, at a destination that is clean and outside what the root
  * already holds (cordon_bind_dest_valid, checked by intake.c).
  *
- * Failures before the payload's execve are reported on the error pipe as
+ * Failures before the payload's execve are reported on the error socket as
  * (stage, errno), as on the floor (floor.c), so the helper can degrade to
  * the floor (auto) or fail closed (--backend linux-ns).
  *
@@ -728,6 +729,8 @@ payload(const struct request *req, const struct ns_ids *ids, int errfd,
 		spawn_fail(3, SPAWN_NNP);
 	if (seccomp_baseline(false) < 0)
 		spawn_fail(3, SPAWN_SECCOMP);
+	/* Everything is set up: held here until the broker's GO (spawn.c). */
+	spawn_barrier(3);
 	environ = req->envp;
 	execvp(req->argv[0], req->argv);
 	spawn_fail(3, SPAWN_EXEC);
@@ -1006,7 +1009,9 @@ ns_start(int flags, void (*fn)(struct init_args *), struct init_args *a,
 	pid_t pid;
 	char c;
 
-	if (pipe2(a->ep, O_CLOEXEC) < 0 || pipe2(a->stp, O_CLOEXEC) < 0)
+	/* The error "pipe" is a socket: the payload's barrier answers on it. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, a->ep) < 0 ||
+	    pipe2(a->stp, O_CLOEXEC) < 0)
 		return ERR("pipe: %s", strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
 		return ERR("socketpair: %s", strerror(errno));
@@ -1085,6 +1090,18 @@ give_nobody(int dirfd, const char *name, const struct stat *st, void *arg)
 	return fchownat(dirfd, name, NOBODY, NOBODY, AT_SYMLINK_NOFOLLOW);
 }
 
+/*
+ * Root's files copied in (only the broker, root too, has written there,
+ * between READY and GO: the payload is still held) go to nobody, so the
+ * payload can use them.  Safe: nothing of the run has executed yet, and
+ * workdir_walk changes nothing through a symbolic link.
+ */
+int
+ns_give_copied(const struct workdir *wd)
+{
+	return workdir_walk(wd->fd, give_nobody, NULL) != 0 ? -1 : 0;
+}
+
 int
 ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
     char *err, size_t errsz)
@@ -1095,15 +1112,16 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 	int flags = NS_FLAGS, r = -1;
 	pid_t pid;
 
-	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1 };
+	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1,
+		.gate_fd = -1 };
 	choose_ids(&ids);
+	sp->chown_nobody = ids.drop_groups;
 	/*
-	 * Root's files copied in (only the broker, root too, has written
-	 * there: nothing runs yet) go to nobody with the workdir, so the
-	 * payload can use them.
+	 * The workdir goes to nobody before the init reopens it as nobody;
+	 * files are copied in only later, while the payload is held
+	 * (ns_give_copied).
 	 */
-	if (ids.drop_groups && (fchown(wd->fd, NOBODY, NOBODY) < 0 ||
-	    workdir_walk(wd->fd, give_nobody, NULL) != 0))
+	if (ids.drop_groups && fchown(wd->fd, NOBODY, NOBODY) < 0)
 		return ERR("cannot give the workdir to nobody: %s",
 		    strerror(errno));
 	if ((req->flags & CORDON_REQ_NETWORK) == 0)
@@ -1113,7 +1131,8 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 	if ((pid = ns_start(flags, run_init, &a, err, errsz)) < 0)
 		goto out;
 	sp->pid = pid;
-	if (spawn_wait_exec(a.ep[0], sp, err, errsz) < 0)
+	/* The payload is built and held before its exec (spawn_barrier). */
+	if (spawn_wait_ready(a.ep[0], err, errsz) < 0)
 		goto fail;
 	/* The init's setup report, written before it forked the payload. */
 	if (read(a.stp[0], &r, sizeof(r)) != sizeof(r)) {
@@ -1123,7 +1142,8 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 	sp->nproc_init = r != 0;
 	sp->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	sp->status_fd = a.stp[0];
-	a.stp[0] = -1;
+	sp->gate_fd = a.ep[0];
+	a.stp[0] = a.ep[0] = -1;
 	r = 0;
 	goto out;
 fail:

@@ -1,8 +1,11 @@
 /*
  * spawn.c - what every backend does the same way on the way to execve:
- * the rlimits, the check that the caps can be applied at all, and the
- * error pipe over which a child reports (stage, errno) if it fails before
- * execve (EOF means execve succeeded: the pipe is close-on-exec).
+ * the rlimits, the check that the caps can be applied at all, the error
+ * socket over which a child reports (stage, errno) if it fails before
+ * execve (EOF means execve succeeded: it is close-on-exec), and the
+ * barrier on that same socket where the child, fully set up, waits for
+ * the helper's go before its execve (the broker's GO: the run's create
+ * row is in the trace).
  */
 #include "config.h"
 
@@ -36,6 +39,7 @@ static const char *const stage_names[SPAWN_MAX_] = {
 	[SPAWN_SECCOMP] = "loading the seccomp filter",
 	[SPAWN_LANDLOCK] = "entering the Landlock domain",
 	[SPAWN_BIND] = "mounting the --ro-bind paths",
+	[SPAWN_READY] = "waiting for the broker's go",
 };
 
 void
@@ -147,15 +151,36 @@ spawn_fail(int fd, enum spawn_stage stage)
 	    127 : 126);
 }
 
+/* One (stage, errno) report from a child; its length, 0 at EOF. */
+static ssize_t
+read_report(int fd, int msg[2])
+{
+	ssize_t got;
+
+	do {
+		got = read(fd, msg, 2 * sizeof(int));
+	} while (got < 0 && errno == EINTR);
+	return got;
+}
+
+/* A child's report of a failed set-up, as the sandbox error it is. */
+static int
+report_error(ssize_t got, const int msg[2], char *err, size_t errsz)
+{
+	return ERR("%s failed: %s",
+	    got == (ssize_t)(2 * sizeof(int)) && msg[0] > 0 &&
+	    msg[0] < SPAWN_MAX_ ? stage_names[msg[0]] : "preparing the payload",
+	    got == (ssize_t)(2 * sizeof(int)) ? strerror(msg[1]) :
+	    "no report from the child");
+}
+
 int
 spawn_wait_exec(int fd, struct spawn *sp, char *err, size_t errsz)
 {
 	int msg[2] = { 0, 0 };
 	ssize_t got;
 
-	do {
-		got = read(fd, msg, sizeof(msg));
-	} while (got < 0 && errno == EINTR);
+	got = read_report(fd, msg);
 	if (got == 0)
 		return 0;
 	if (got == (ssize_t)sizeof(msg) && msg[0] == SPAWN_EXEC) {
@@ -164,9 +189,56 @@ spawn_wait_exec(int fd, struct spawn *sp, char *err, size_t errsz)
 		return 0;
 	}
 	/* The sandbox could not be set up: a sandbox error. */
-	return ERR("%s failed: %s",
-	    got == (ssize_t)sizeof(msg) && msg[0] > 0 && msg[0] < SPAWN_MAX_ ?
-	    stage_names[msg[0]] : "preparing the payload",
-	    got == (ssize_t)sizeof(msg) ? strerror(msg[1]) :
-	    "no report from the child");
+	return report_error(got, msg, err, errsz);
+}
+
+/*
+ * Why the barrier is safe: the child has given up everything it will
+ * give up (capabilities, ids, seccomp, Landlock, rlimits) before it gets
+ * here, and reads one byte of the helper's; nothing it reads can change
+ * what it execs.  A child that is never let go only ever leaves here by
+ * _exit or by the helper's SIGKILL (tree_kill, or the death signal).
+ */
+void
+spawn_barrier(int fd)
+{
+	int msg[2] = { SPAWN_READY, 0 };
+	ssize_t n;
+	char c = 0;
+
+	if (write(fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+		_exit(126);
+	do {
+		n = read(fd, &c, 1);
+	} while (n < 0 && errno == EINTR);
+	if (n != 1 || c != 'g')
+		_exit(126);
+}
+
+int
+spawn_wait_ready(int fd, char *err, size_t errsz)
+{
+	int msg[2] = { 0, 0 };
+	ssize_t got;
+
+	got = read_report(fd, msg);
+	if (got == (ssize_t)sizeof(msg) && msg[0] == SPAWN_READY)
+		return 0;
+	return report_error(got, msg, err, errsz);
+}
+
+int
+spawn_release(struct spawn *sp, char *err, size_t errsz)
+{
+	int r;
+
+	/* EPIPE (SIGPIPE is ignored): the held child is already gone. */
+	if (write(sp->gate_fd, "g", 1) != 1)
+		r = ERR("the payload ended before its exec: %s",
+		    strerror(errno));
+	else
+		r = spawn_wait_exec(sp->gate_fd, sp, err, errsz);
+	close(sp->gate_fd);
+	sp->gate_fd = -1;
+	return r;
 }

@@ -154,6 +154,7 @@ struct seen {
 static void
 collect(struct h *h, struct seen *s)
 {
+	struct cordon_msg go = { .type = CORDON_MSG_GO };
 	struct cordon_msg m;
 	int tries = 0;
 
@@ -175,7 +176,9 @@ collect(struct h *h, struct seen *s)
 			s->exited = true;
 			s->exit_code = m.u.exit.exit_code;
 		} else if (m.type == CORDON_MSG_CREATED) {
+			/* Built and held before its exec: let it go. */
 			s->pid = m.u.created.pid;
+			(void)cordon_msg_send(h->sock, &go);
 		} else if (m.type == CORDON_MSG_TEARDOWN) {
 			s->teardown_ok = m.u.teardown.ok;
 		} else if (m.type == CORDON_MSG_FACT) {
@@ -621,6 +624,8 @@ start_sleeper(struct h *h)
 			pid_t p = (pid_t)m.u.created.pid;
 
 			cordon_msg_clear(&m);
+			m.type = CORDON_MSG_GO;
+			ck_assert_int_eq(cordon_msg_send(h->sock, &m), 0);
 			return p;
 		}
 		ck_assert_int_eq(m.type, CORDON_MSG_BACKEND);
