@@ -763,13 +763,3 @@ assert_cap_measured(const struct cmd *c, const char *cap, const char *what,
 	free(cpu);
 	ck_assert_msg(hit, "%s: not a %s cap hit: %s", what, cap, c->out);
 }
-
-bool
-skip_root_bomb(bool as_root, const char *what)
-{
-	if (!as_root || getenv("CORDON_TEST_NO_ROOT_BOMB") == NULL)
-		return false;
-	fprintf(stderr, "SKIP: %s as root (CORDON_TEST_NO_ROOT_BOMB is set)\n",
-	    what);
-	return true;
-}

@@ -98,14 +98,6 @@ void strv_free(char **v);
 /* Valid UTF-8 with no control but newline (else *bad: the offset). */
 bool utf8_printable(const char *s, size_t len, size_t *bad);
 
-/*
- * True (and says SKIP on stderr) when a fork bomb would run as root
- * where only the monitor holds it back (the floor, landlock) and
- * CORDON_TEST_NO_ROOT_BOMB is set: on a machine shared with others such
- * a bomb can take every pid before it is killed.
- */
-bool skip_root_bomb(bool as_root, const char *what);
-
 /* Entries of a directory other than "." and "..", or -1. */
 int dir_entries(const char *path);
 bool pid_alive(pid_t pid);
