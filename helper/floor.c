@@ -64,7 +64,8 @@ floor_spawn(const struct request *req, const struct workdir *wd,
 	pid_t parent = getpid();
 	int pfd[2], r;
 
-	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1 };
+	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1,
+	    .egress_fd = -1 };
 	if (spawn_check_limits(req, err, errsz) < 0)
 		return -1;
 	/* fds 0-3 are taken (stdio, the socket), so the pipe lands above 3. */

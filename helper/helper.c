@@ -25,9 +25,13 @@
  *            (or PROBE, answered with FACT* then BACKEND or ERROR), each
  *            type checked against the one expected before its body is
  *            decoded; anything else (GC included) is fatal;
- *            helper -> broker BACKEND, CREATED, [CAP_HIT], EXIT, TEARDOWN,
- *            or ERROR then TEARDOWN.  EOF from the broker at any time means
- *            it is gone: the run is killed and torn down.
+ *            helper -> broker BACKEND, [EGRESS], CREATED, [CAP_HIT], EXIT,
+ *            TEARDOWN, or ERROR then TEARDOWN.  EOF from the broker at any
+ *            time means it is gone: the run is killed and torn down.
+ *            EGRESS (--allow-host, linux-ns only) carries one fd, the
+ *            listener the init made in the run's net namespace (ns.c
+ *            egress_listener says why that is safe); the helper forwards
+ *            it unread.  Its own receive still refuses every fd.
  *   fds 0-2  passed through to the payload untouched - unless the
  *            output is capped: then stdout and stderr of the payload are
  *            pipes that the monitor copies to the helper's own fds 1 and
@@ -366,6 +370,13 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		return -1;
 	}
 	require_check(req, b, ll.abi);
+	/* The allow-list's bridge is a listener in the run's net namespace. */
+	if ((req->flags & CORDON_REQ_EGRESS) != 0 &&
+	    b != CORDON_BACKEND_LINUX_NS) {
+		(void)fmt(err, errsz, "--allow-host needs the linux-ns backend, "
+		    "which has a network namespace of its own (%s)", reason);
+		return -1;
+	}
 	if (b != CORDON_BACKEND_LINUX_NS)
 		priv_drop(); /* the floor and landlock need no privilege */
 	/* Only linux-ns can move a path; Landlock can open it where it is. */
@@ -544,6 +555,16 @@ launch(struct request *req, struct spawn *sp)
 	sp->wd_fd = st.wd.fd;
 	send_msg(&m);
 	st.backend = cordon_backend_name(m.u.backend.backend);
+	if (sp->egress_fd >= 0) {
+		/* Forwarded, not read: the broker's proxy accepts on it. */
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_EGRESS;
+		m.u.egress_port = CORDON_EGRESS_PORT;
+		if (cordon_msg_send_fd(st.sock, &m, sp->egress_fd) < 0)
+			die("cannot hand the egress listener to the broker");
+		close(sp->egress_fd);
+		sp->egress_fd = -1;
+	}
 
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_CREATED;
@@ -559,7 +580,8 @@ main(int argc, char **argv)
 	char err[CORDON_MAX_TEXT_LEN] = "";
 	struct monitor_result res;
 	struct request req;
-	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
+	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1,
+	    .egress_fd = -1 };
 	uint64_t start;
 	int sigfd;
 

@@ -120,6 +120,8 @@ struct spawn {
 	bool nproc_init;    /* linux-ns: the init watches the process cap */
 	int out[2];         /* read ends of the payload's stdout/stderr, or -1 */
 	int wd_fd;          /* the workdir, measured for the disk cap */
+	int egress_fd;      /* linux-ns with CORDON_REQ_EGRESS: the listener
+	                       made in the run's net namespace, for the broker */
 };
 
 /*
@@ -135,7 +137,8 @@ enum spawn_stage {
 	SPAWN_RLIMIT, SPAWN_IDS, SPAWN_MOUNT_PRIVATE, SPAWN_SYSTEM_DIRS,
 	SPAWN_WORKDIR, SPAWN_ROOT, SPAWN_PROC, SPAWN_TMP, SPAWN_DEV,
 	SPAWN_DEVPTS, SPAWN_PIVOT, SPAWN_HOSTNAME, SPAWN_LOOPBACK, SPAWN_FORK,
-	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_LANDLOCK, SPAWN_BIND, SPAWN_MAX_
+	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_LANDLOCK, SPAWN_BIND, SPAWN_EGRESS,
+	SPAWN_MAX_
 };
 
 /* HOME and TMPDIR of the payload: its workdir as it will see it. */

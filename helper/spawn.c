@@ -36,6 +36,7 @@ static const char *const stage_names[SPAWN_MAX_] = {
 	[SPAWN_SECCOMP] = "loading the seccomp filter",
 	[SPAWN_LANDLOCK] = "entering the Landlock domain",
 	[SPAWN_BIND] = "mounting the --ro-bind paths",
+	[SPAWN_EGRESS] = "making the egress proxy's listener",
 };
 
 void
