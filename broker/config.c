@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "egress.h"
 #include "internal.h"
 #include "policy.h"
 
@@ -61,8 +62,11 @@ cordon_config_free(cordon_config *cfg)
 		free(cfg->env[--cfg->nenv]);
 	while (cfg->nkeep > 0)
 		free(cfg->keep_env[--cfg->nkeep]);
+	while (cfg->nallow_hosts > 0)
+		free(cfg->allow_hosts[--cfg->nallow_hosts]);
 	free(cfg->env);
 	free(cfg->keep_env);
+	free(cfg->allow_hosts);
 	free(cfg);
 }
 
@@ -281,6 +285,31 @@ cordon_config_keep_env(cordon_config *cfg, const char *key)
 	    cordon_env_is_proxy(key))
 		return -CORDON_E_INVAL;
 	return list_put(&cfg->keep_env, &cfg->nkeep, key);
+}
+
+int
+cordon_config_allow_host(cordon_config *cfg, const char *pattern)
+{
+	struct cordon_egress_pattern p;
+	char err[CORDON_MAX_TEXT_LEN], **grown, *copy;
+	size_t i;
+
+	if (cordon_egress_pattern_parse(pattern, &p, err, sizeof(err)) < 0)
+		return -CORDON_E_INVAL;
+	for (i = 0; i < cfg->nallow_hosts; i++)
+		if (strcmp(cfg->allow_hosts[i], pattern) == 0)
+			return 0;
+	if (cfg->nallow_hosts >= CORDON_EGRESS_MAX_PATTERNS)
+		return -CORDON_E_TOOLONG;
+	if ((copy = strdup(pattern)) == NULL ||
+	    (grown = reallocarray(cfg->allow_hosts, cfg->nallow_hosts + 1,
+	    sizeof(char *))) == NULL) {
+		free(copy);
+		return -CORDON_E_NOMEM;
+	}
+	grown[cfg->nallow_hosts++] = copy;
+	cfg->allow_hosts = grown;
+	return 0;
 }
 
 static int

@@ -125,6 +125,38 @@ cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
 	return *require == 0 ? 0 : check_required(eff, *require, err, errsz);
 }
 
+/*
+ * --allow-host: only on linux-ns (the bridge is a listener in the run's
+ * own net namespace), never with --network (which allows everything).
+ * Landlock can limit TCP connect to a port, not to an address: the
+ * payload could reach any host on the proxy's port number, so it is
+ * refused rather than reported as an allow-list.  On the floor it would
+ * be an environment variable and nothing more.
+ */
+static int
+check_egress(const cordon_config *cfg, char *err, size_t errsz)
+{
+	if (cfg->nallow_hosts == 0)
+		return 0;
+	if (cfg->network)
+		(void)snprintf(err, errsz, "--allow-host and --network "
+		    "contradict: --network allows every host, --allow-host "
+		    "only those named");
+	else if (cfg->backend == CORDON_BACKEND_FLOOR)
+		(void)snprintf(err, errsz, "--allow-host needs the linux-ns "
+		    "backend: the floor has no network boundary, so an "
+		    "allow-list there would be a proxy variable and nothing "
+		    "more");
+	else if (cfg->backend == CORDON_BACKEND_LANDLOCK)
+		(void)snprintf(err, errsz, "--allow-host needs the linux-ns "
+		    "backend: Landlock limits TCP connect by port, not by "
+		    "address, so the payload could reach any host on the "
+		    "proxy's port");
+	else
+		return 0;
+	return -CORDON_E_INVAL;
+}
+
 int
 cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz)
@@ -135,7 +167,8 @@ cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
 		(void)snprintf(err, errsz, "a cap is out of range");
 		return -CORDON_E_RANGE;
 	}
-	if (cordon_files_check(cfg, err, errsz) < 0)
+	if (cordon_files_check(cfg, err, errsz) < 0 ||
+	    check_egress(cfg, err, errsz) < 0)
 		return -CORDON_E_INVAL;
 	return cordon_gate(cfg, eff, require, err, errsz);
 }

@@ -22,6 +22,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "env.h"
 #include "gc.h"
 #include "internal.h"
+#include "proxy.h"
 #include "trace.h"
 #include "wire.h"
 
@@ -140,7 +142,8 @@ collect_env(const cordon_config *cfg, char ***out, uint32_t *n,
 
 	for (i = 0; environ != NULL && environ[i] != NULL; i++)
 		ne++;
-	if ((v = calloc(ne + cfg->nkeep + cfg->nenv + 1, sizeof(*v))) == NULL)
+	if ((v = calloc(ne + cfg->nkeep + cfg->nenv + CORDON_PROXY_NENV + 1,
+	    sizeof(*v))) == NULL)
 		return -CORDON_E_NOMEM;
 	for (i = 0; i < ne; i++) {
 		if (k >= CORDON_MAX_ENVC)
@@ -170,7 +173,11 @@ collect_env(const cordon_config *cfg, char ***out, uint32_t *n,
 		v[k++] = environ[i];
 	}
 	for (j = 0; j < cfg->nenv; j++)
-		v[k++] = cfg->env[j];
+		if (cfg->nallow_hosts == 0 || !cordon_env_is_proxy(cfg->env[j]))
+			v[k++] = cfg->env[j];
+	/* --allow-host: the proxy's variables, and no one else's. */
+	for (j = 0; cfg->nallow_hosts != 0 && cordon_proxy_env[j] != NULL; j++)
+		v[k++] = (char *)(uintptr_t)cordon_proxy_env[j];
 	if (k > CORDON_MAX_ENVC) {
 		free(v);
 		return -CORDON_E_TOOLONG;
@@ -429,14 +436,21 @@ watchdog(pid_t helper, struct cordon_result *r, struct pending *p,
 static bool
 on_message(struct cordon_trace *t, struct cordon_result *r,
     struct pending *p, int sock, const cordon_config *cfg, const char *base,
-    int *wdfd)
+    int *wdfd, struct cordon_proxy *px)
 {
 	struct cordon_msg go = { .type = CORDON_MSG_GO };
 	struct cordon_msg m;
 	bool over = false;
-	int err;
+	int err, fd = -1;
 
-	if ((err = cordon_msg_recv(sock, &m)) < 0) {
+	/* An fd only on EGRESS, and EGRESS only when we asked (proxy.c). */
+	if ((err = cordon_msg_recv_fd(sock, &m, &fd)) == 0 &&
+	    m.type == CORDON_MSG_EGRESS) {
+		cordon_msg_clear(&m);
+		if ((err = cordon_proxy_attach(px, fd)) == 0)
+			return false;
+	}
+	if (err < 0) {
 		if (err != -CORDON_E_EOF)
 			pending_add(p, "error", xfmt("malformed message from the "
 			    "helper: %s", cordon_strerror(err)));
@@ -468,7 +482,7 @@ on_message(struct cordon_trace *t, struct cordon_result *r,
 static void
 follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
     int sock, pid_t helper, const cordon_config *cfg, const char *base,
-    int64_t deadline_ms)
+    int64_t deadline_ms, struct cordon_proxy *px)
 {
 	int cancel_fd = cfg->cancel_fd, wdfd = -1;
 	struct pollfd pfd[2];
@@ -505,7 +519,7 @@ follow(struct cordon_trace *t, struct cordon_result *r, struct pending *p,
 		if (pfd[0].revents == 0)
 			continue;
 		t0 = mono_ms();
-		over = on_message(t, r, p, sock, cfg, base, &wdfd);
+		over = on_message(t, r, p, sock, cfg, base, &wdfd, px);
 		/* Copying is not the helper's time: the watchdog waits longer. */
 		deadline_ms += mono_ms() - t0;
 	}
@@ -563,6 +577,7 @@ struct launch {
 	const char *base, *helper;
 	char **envp;
 	uint32_t envc, env_explicit, require;
+	struct cordon_proxy *proxy;       /* --allow-host, else NULL */
 };
 
 /*
@@ -593,7 +608,8 @@ supervise(struct cordon_trace *t, const struct launch *l,
 		pending_add(p, "error", xfmt("sending the request: %s",
 		    cordon_strerror(err)));
 	follow(t, r, p, sock, pid, cfg, l->base, mono_ms() +
-	    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS);
+	    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS,
+	    l->proxy);
 	/* Closing our end tells a helper still running to stop. */
 	close(sock);
 	status = cordon_wait_helper(pid);
@@ -632,7 +648,8 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	    (err = path_or_default(cfg->workdir_base,
 	    cordon_default_workdir_base, &base)) < 0 ||
 	    (err = cordon_helper_path(&helper)) < 0 ||
-	    (err = collect_env(cfg, &envp, &l.envc, &l.env_explicit)) < 0)
+	    (err = collect_env(cfg, &envp, &l.envc, &l.env_explicit)) < 0 ||
+	    (err = cordon_proxy_new(cfg, &l.proxy)) < 0)
 		goto out;
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		err = -CORDON_E_NOMEM;
@@ -656,6 +673,9 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	l.helper = helper;
 	l.envp = envp;
 	supervise(t, &l, r, &p);
+	/* Stopped, joined and closed on every path; its events recorded. */
+	cordon_proxy_end(l.proxy, t, r);
+	l.proxy = NULL;
 	if (r->outcome == 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		set_error(r, "the run ended without a result");
@@ -667,6 +687,7 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	r = NULL;
 	err = 0;
 out:
+	cordon_proxy_end(l.proxy, NULL, NULL);
 	pending_clear(&p);
 	if (r != NULL)
 		cordon_result_free(r);

@@ -1,0 +1,431 @@
+/*
+ * egress.c - the egress allow-list's rules, apart from any socket: the
+ * patterns of --allow-host and how a requested name or address matches
+ * them, the address ranges a name may not resolve to unless allowed
+ * literally, and name resolution (with the test resolver).  The proxy
+ * that applies them is proxy.c.
+ *
+ * Matching is on the name the client asked for, never on what it
+ * resolves to: "*.example.com" admits a.example.com and a.b.example.com,
+ * not example.com nor evilexample.com.  Names are compared as ASCII
+ * (IDN must come as punycode; a non-ASCII byte is refused, so two
+ * spellings of one name cannot differ in how they match), case-folded,
+ * with one trailing dot dropped.  An allowed name must then resolve to an
+ * ordinary address: loopback, private, link-local, CGNAT, multicast,
+ * unspecified, unique-local and reserved ranges (and IPv4-mapped or NAT64
+ * forms of them) are refused unless an IP or CIDR pattern covers the
+ * address itself - so DNS cannot rebind an allowed name onto the cloud
+ * metadata endpoint or the host's own services.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "cordon.h"
+#include "egress.h"
+
+bool
+cordon_egress_test_hooks(void)
+{
+	/* A setuid/setgid broker (or one given capabilities) ignores them. */
+	return getauxval(AT_SECURE) == 0;
+}
+
+int
+cordon_egress_name_normalize(const char *in, size_t len,
+    char out[CORDON_EGRESS_NAME_MAX + 1])
+{
+	size_t i, label = 0;
+	unsigned char c;
+
+	if (len > 0 && in[len - 1] == '.')
+		len--;
+	if (len == 0 || len > CORDON_EGRESS_NAME_MAX)
+		return -CORDON_E_INVAL;
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)in[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		if (c == '.') {
+			if (label == 0)
+				return -CORDON_E_INVAL; /* an empty label */
+			label = 0;
+		} else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_') {
+			if (++label > 63)
+				return -CORDON_E_INVAL;
+		} else {
+			return -CORDON_E_INVAL; /* non-ASCII, space, NUL, ... */
+		}
+		out[i] = (char)c;
+	}
+	out[len] = '\0';
+	return 0;
+}
+
+/* A port: 1-65535, decimal digits only. */
+static int
+parse_port(const char *s, uint16_t *port)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	if (s[0] == '\0' || strlen(s) > 5)
+		return -CORDON_E_INVAL;
+	for (i = 0; s[i] != '\0'; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -CORDON_E_INVAL;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	if (v == 0 || v > 65535)
+		return -CORDON_E_INVAL;
+	*port = (uint16_t)v;
+	return 0;
+}
+
+/* addr[/bits] into p (ADDR); false if it is not an address. */
+static bool
+parse_addr(const char *s, struct cordon_egress_pattern *p)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
+	unsigned long bits;
+	unsigned max, i;
+	char *end;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	if ((slash = strchr(buf, '/')) != NULL)
+		*slash = '\0';
+	if (inet_pton(AF_INET, buf, p->addr) == 1) {
+		p->family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, p->addr) == 1) {
+		p->family = AF_INET6;
+		max = 128;
+	} else {
+		return false;
+	}
+	p->prefix = max;
+	if (slash != NULL) {
+		errno = 0;
+		if (slash[1] < '0' || slash[1] > '9')
+			return false;
+		bits = strtoul(slash + 1, &end, 10);
+		if (errno != 0 || *end != '\0' || bits > max)
+			return false;
+		p->prefix = (unsigned)bits;
+	}
+	/* Host bits must be zero: 10.1.2.3/8 is a typo, not a network. */
+	for (i = p->prefix; i < max; i++)
+		if ((p->addr[i / 8] & (0x80U >> (i % 8))) != 0)
+			return false;
+	p->kind = CORDON_EGRESS_ADDR;
+	return true;
+}
+
+int
+cordon_egress_pattern_parse(const char *text, struct cordon_egress_pattern *p,
+    char *err, size_t errsz)
+{
+	char buf[CORDON_EGRESS_NAME_MAX + 16], *host = buf, *port = NULL, *c;
+	const char *why = "not a host name, *.suffix, IP address or CIDR";
+
+	memset(p, 0, sizeof(*p));
+	if (strlen(text) >= sizeof(buf)) {
+		why = "too long";
+		goto bad;
+	}
+	strcpy(buf, text);
+	if (buf[0] == '[') {
+		/* [IPv6]:port */
+		if ((c = strchr(buf, ']')) == NULL || (c[1] != '\0' &&
+		    c[1] != ':'))
+			goto bad;
+		*c = '\0';
+		host = buf + 1;
+		port = c[1] == ':' ? c + 2 : NULL;
+	} else if ((c = strchr(buf, ':')) != NULL && strchr(c + 1, ':') ==
+	    NULL) {
+		/* One colon: host:port (IPv6 has at least two). */
+		*c = '\0';
+		port = c + 1;
+	}
+	if (port != NULL && parse_port(port, &p->port) < 0) {
+		why = "the port is not a number from 1 to 65535";
+		goto bad;
+	}
+	if (parse_addr(host, p)) {
+		if (buf[0] != '[' && port != NULL && p->family == AF_INET6)
+			goto bad;
+		return 0;
+	}
+	if (buf[0] == '[' || strchr(host, '/') != NULL ||
+	    strchr(host, ':') != NULL)
+		goto bad;
+	p->kind = CORDON_EGRESS_NAME;
+	if (strncmp(host, "*.", 2) == 0) {
+		p->kind = CORDON_EGRESS_SUFFIX;
+		host += 2;
+	}
+	if (cordon_egress_name_normalize(host, strlen(host), p->name) < 0) {
+		why = "not a host name (ASCII letters, digits, '-', '_' and "
+		    "dots; an IDN as punycode, xn--...)";
+		goto bad;
+	}
+	if (strchr(p->name, '*') != NULL)
+		goto bad;
+	return 0;
+bad:
+	(void)snprintf(err, errsz, "--allow-host '%s': %s", text, why);
+	return -CORDON_E_INVAL;
+}
+
+bool
+cordon_egress_name_allowed(const struct cordon_egress_pattern *p, size_t n,
+    const char *host, uint16_t port)
+{
+	size_t i, hl = strlen(host), sl;
+
+	for (i = 0; i < n; i++) {
+		if (p[i].port != 0 && p[i].port != port)
+			continue;
+		if (p[i].kind == CORDON_EGRESS_NAME &&
+		    strcmp(p[i].name, host) == 0)
+			return true;
+		if (p[i].kind != CORDON_EGRESS_SUFFIX)
+			continue;
+		/* Strictly below: ".suffix" ends host, with a label before. */
+		sl = strlen(p[i].name);
+		if (hl > sl + 1 && host[hl - sl - 1] == '.' &&
+		    strcmp(host + hl - sl, p[i].name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* sa's address bytes (4 or 16), its family and port. */
+static const uint8_t *
+addr_bytes(const struct sockaddr *sa, int *family, uint16_t *port)
+{
+	const struct sockaddr_in *a4;
+	const struct sockaddr_in6 *a6;
+
+	*family = sa->sa_family;
+	if (sa->sa_family == AF_INET) {
+		a4 = (const struct sockaddr_in *)(const void *)sa;
+		*port = ntohs(a4->sin_port);
+		return (const uint8_t *)&a4->sin_addr;
+	}
+	a6 = (const struct sockaddr_in6 *)(const void *)sa;
+	*port = ntohs(a6->sin6_port);
+	return (const uint8_t *)&a6->sin6_addr;
+}
+
+static bool
+prefix_match(const uint8_t *a, const uint8_t *net, unsigned bits)
+{
+	unsigned full = bits / 8, rest = bits % 8;
+	uint8_t mask;
+
+	if (memcmp(a, net, full) != 0)
+		return false;
+	if (rest == 0)
+		return true;
+	mask = (uint8_t)(0xffU << (8 - rest));
+	return (a[full] & mask) == (net[full] & mask);
+}
+
+bool
+cordon_egress_addr_allowed(const struct cordon_egress_pattern *p, size_t n,
+    const struct sockaddr *sa)
+{
+	const uint8_t *a;
+	uint16_t port;
+	int family;
+	size_t i;
+
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		return false;
+	a = addr_bytes(sa, &family, &port);
+	for (i = 0; i < n; i++)
+		if (p[i].kind == CORDON_EGRESS_ADDR && p[i].family == family &&
+		    (p[i].port == 0 || p[i].port == port) &&
+		    prefix_match(a, p[i].addr, p[i].prefix))
+			return true;
+	return false;
+}
+
+struct range {
+	uint8_t net[16];
+	unsigned bits;
+	const char *name;
+};
+
+/* IPv4 ranges no allowed name may resolve to (RFC 6890 and friends). */
+static const struct range ranges4[] = {
+	{ { 0 }, 8, "unspecified" },
+	{ { 10 }, 8, "private" },
+	{ { 100, 64 }, 10, "CGNAT" },
+	{ { 127 }, 8, "loopback" },
+	{ { 169, 254 }, 16, "link-local" },
+	{ { 172, 16 }, 12, "private" },
+	{ { 192, 0, 0 }, 24, "reserved" },
+	{ { 192, 168 }, 16, "private" },
+	{ { 198, 18 }, 15, "reserved" },
+	{ { 224 }, 4, "multicast" },
+	{ { 240 }, 4, "reserved" },
+};
+
+static const struct range ranges6[] = {
+	{ { 0 }, 128, "unspecified" },
+	{ { [15] = 1 }, 128, "loopback" },
+	{ { 0xfc }, 7, "unique-local" },
+	{ { 0xfe, 0x80 }, 10, "link-local" },
+	{ { 0xfe, 0xc0 }, 10, "reserved" },  /* deprecated site-local */
+	{ { 0xff }, 8, "multicast" },
+};
+
+/* ::ffff:a.b.c.d and 64:ff9b::a.b.c.d carry an IPv4 address. */
+static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
+
+static const char *
+special4(const uint8_t *a)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ranges4) / sizeof(ranges4[0]); i++)
+		if (prefix_match(a, ranges4[i].net, ranges4[i].bits))
+			return ranges4[i].name;
+	return NULL;
+}
+
+const char *
+cordon_egress_addr_special(const struct sockaddr *sa)
+{
+	const uint8_t *a;
+	uint16_t port;
+	int family;
+	size_t i;
+
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		return "reserved";
+	a = addr_bytes(sa, &family, &port);
+	if (family == AF_INET)
+		return special4(a);
+	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)
+		return special4(a + 12);
+	for (i = 0; i < sizeof(ranges6) / sizeof(ranges6[0]); i++)
+		if (prefix_match(a, ranges6[i].net, ranges6[i].bits))
+			return ranges6[i].name;
+	return NULL;
+}
+
+void
+cordon_egress_addr_text(const struct sockaddr *sa, char *buf, size_t bufsz)
+{
+	const uint8_t *a;
+	uint16_t port;
+	int family;
+
+	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    (a = addr_bytes(sa, &family, &port)) == NULL ||
+	    inet_ntop(family, a, buf, (socklen_t)bufsz) == NULL)
+		(void)snprintf(buf, bufsz, "?");
+}
+
+/* Adds the literal address text (port port) to out, if there is room. */
+static void
+add_addr(const char *text, uint16_t port, struct sockaddr_storage *out,
+    size_t max, size_t *n)
+{
+	struct sockaddr_in *a4;
+	struct sockaddr_in6 *a6;
+
+	if (*n >= max)
+		return;
+	memset(&out[*n], 0, sizeof(out[*n]));
+	a4 = (struct sockaddr_in *)(void *)&out[*n];
+	a6 = (struct sockaddr_in6 *)(void *)&out[*n];
+	if (inet_pton(AF_INET, text, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(port);
+		(*n)++;
+	} else if (inet_pton(AF_INET6, text, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		(*n)++;
+	}
+}
+
+/* Test resolver lines read at most; longer files are cut there. */
+#define TEST_HOSTS_MAX_LINES 4096
+
+/* host's addresses from a hosts(5)-format file (the test resolver). */
+static int
+resolve_file(const char *path, const char *host, uint16_t port,
+    struct sockaddr_storage *out, size_t max, size_t *n)
+{
+	char line[512], *save = NULL, *addr, *name;
+	FILE *f;
+	int lines = 0;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return -CORDON_E_NOTFOUND;
+	while (lines++ < TEST_HOSTS_MAX_LINES &&
+	    fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "#\n")] = '\0';
+		if ((addr = strtok_r(line, " \t", &save)) == NULL)
+			continue;
+		while ((name = strtok_r(NULL, " \t", &save)) != NULL)
+			if (strcasecmp(name, host) == 0)
+				add_addr(addr, port, out, max, n);
+	}
+	fclose(f);
+	return *n > 0 ? 0 : -CORDON_E_NOTFOUND;
+}
+
+int
+cordon_egress_resolve(const char *host, uint16_t port,
+    struct sockaddr_storage *out, size_t max, size_t *n)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	const char *file;
+	struct sockaddr_in *a4;
+	struct sockaddr_in6 *a6;
+
+	*n = 0;
+	if (cordon_egress_test_hooks() &&
+	    (file = getenv("CORDON_TEST_HOSTS")) != NULL && file[0] != '\0')
+		return resolve_file(file, host, port, out, max, n);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_ADDRCONFIG;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		return -CORDON_E_NOTFOUND;
+	for (ai = res; ai != NULL && *n < max; ai = ai->ai_next) {
+		if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
+		    ai->ai_addrlen > sizeof(out[0]))
+			continue;
+		memset(&out[*n], 0, sizeof(out[*n]));
+		memcpy(&out[*n], ai->ai_addr, ai->ai_addrlen);
+		a4 = (struct sockaddr_in *)(void *)&out[*n];
+		a6 = (struct sockaddr_in6 *)(void *)&out[*n];
+		if (ai->ai_family == AF_INET)
+			a4->sin_port = htons(port);
+		else
+			a6->sin6_port = htons(port);
+		(*n)++;
+	}
+	freeaddrinfo(res);
+	return *n > 0 ? 0 : -CORDON_E_NOTFOUND;
+}
