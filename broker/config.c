@@ -338,6 +338,28 @@ apply_profile(cordon_config *cfg, const struct cordon_profile *p)
 	for (i = 0; i < p->nkeep; i++)
 		if ((r = cordon_config_keep_env(cfg, p->keep_env[i])) < 0)
 			return r;
+	for (i = 0; i < p->nallow_hosts; i++)
+		if ((r = cordon_config_allow_host(cfg, p->allow_hosts[i])) < 0)
+			return r;
+	return 0;
+}
+
+/* A profile's allow_hosts, checked as --allow-host would be, in err. */
+static int
+check_profile_hosts(const struct cordon_profile *p, const char *name,
+    char *err, size_t errsz)
+{
+	struct cordon_egress_pattern pat;
+	char why[CORDON_MAX_TEXT_LEN];
+	size_t i;
+
+	for (i = 0; i < p->nallow_hosts; i++)
+		if (cordon_egress_pattern_parse(p->allow_hosts[i], &pat, why,
+		    sizeof(why)) < 0) {
+			(void)snprintf(err, errsz, "profile %s (%s): allow_hosts: "
+			    "%s", name, p->path, why + strlen("--allow-host "));
+			return -CORDON_E_INVAL;
+		}
 	return 0;
 }
 
@@ -382,6 +404,9 @@ cordon_config_load_profile(cordon_config *cfg, const char *name, char *err,
 		r = -CORDON_E_NOTFOUND;
 		goto out;
 	}
+	if ((r = check_profile_hosts(&sys, name, err, errsz)) < 0 ||
+	    (r = check_profile_hosts(&usr, name, err, errsz)) < 0)
+		goto out;
 	if ((r = apply_profile(cfg, &sys)) < 0 ||
 	    (r = apply_profile(cfg, &usr)) < 0) {
 		(void)snprintf(err, errsz, "profile %s: %s", name,

@@ -188,11 +188,21 @@ bad:
 	return -CORDON_E_INVAL;
 }
 
+/* Whether name is strictly below suffix (a.b below b, not b itself). */
+static bool
+below(const char *name, const char *suffix)
+{
+	size_t hl = strlen(name), sl = strlen(suffix);
+
+	return hl > sl + 1 && name[hl - sl - 1] == '.' &&
+	    strcmp(name + hl - sl, suffix) == 0;
+}
+
 bool
 cordon_egress_name_allowed(const struct cordon_egress_pattern *p, size_t n,
     const char *host, uint16_t port)
 {
-	size_t i, hl = strlen(host), sl;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (p[i].port != 0 && p[i].port != port)
@@ -202,10 +212,7 @@ cordon_egress_name_allowed(const struct cordon_egress_pattern *p, size_t n,
 			return true;
 		if (p[i].kind != CORDON_EGRESS_SUFFIX)
 			continue;
-		/* Strictly below: ".suffix" ends host, with a label before. */
-		sl = strlen(p[i].name);
-		if (hl > sl + 1 && host[hl - sl - 1] == '.' &&
-		    strcmp(host + hl - sl, p[i].name) == 0)
+		if (below(host, p[i].name))
 			return true;
 	}
 	return false;
@@ -261,6 +268,59 @@ cordon_egress_addr_allowed(const struct cordon_egress_pattern *p, size_t n,
 		    prefix_match(a, p[i].addr, p[i].prefix))
 			return true;
 	return false;
+}
+
+bool
+cordon_egress_covers(const struct cordon_egress_pattern *c,
+    const struct cordon_egress_pattern *p)
+{
+	if (c->port != 0 && c->port != p->port)
+		return false;
+	switch (c->kind) {
+	case CORDON_EGRESS_NAME:
+		return p->kind == CORDON_EGRESS_NAME &&
+		    strcmp(c->name, p->name) == 0;
+	case CORDON_EGRESS_SUFFIX:
+		return (p->kind == CORDON_EGRESS_NAME ||
+		    p->kind == CORDON_EGRESS_SUFFIX) &&
+		    (below(p->name, c->name) || (p->kind ==
+		    CORDON_EGRESS_SUFFIX && strcmp(p->name, c->name) == 0));
+	case CORDON_EGRESS_ADDR:
+		return p->kind == CORDON_EGRESS_ADDR && p->family == c->family &&
+		    p->prefix >= c->prefix &&
+		    prefix_match(p->addr, c->addr, c->prefix);
+	}
+	return false;
+}
+
+int
+cordon_egress_list_parse(const char *text, struct cordon_egress_pattern *out,
+    size_t max, size_t *n, char *err, size_t errsz)
+{
+	char item[CORDON_EGRESS_NAME_MAX + 16];
+	const char *s = text, *e;
+	size_t len;
+
+	*n = 0;
+	while (*s != '\0') {
+		s += strspn(s, " \t,");
+		if (*s == '\0')
+			break;
+		e = s + strcspn(s, " \t,");
+		len = (size_t)(e - s);
+		if (*n >= max || len >= sizeof(item)) {
+			(void)snprintf(err, errsz, "'%.*s': too long, or too many "
+			    "patterns", (int)(len > 64 ? 64 : len), s);
+			return -CORDON_E_INVAL;
+		}
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (cordon_egress_pattern_parse(item, &out[*n], err, errsz) < 0)
+			return -CORDON_E_INVAL;
+		(*n)++;
+		s = e;
+	}
+	return 0;
 }
 
 struct range {

@@ -52,6 +52,20 @@ int cordon_egress_name_normalize(const char *in, size_t len,
 /* Whether normalized name host, port port, matches a NAME or SUFFIX. */
 bool cordon_egress_name_allowed(const struct cordon_egress_pattern *p,
     size_t n, const char *host, uint16_t port);
+/*
+ * Whether ceiling admits everything pattern p does (the system policy's
+ * allow_hosts_max): a name under a name or suffix, a suffix under a
+ * suffix, a network inside a network, the port the same or unlimited.
+ */
+bool cordon_egress_covers(const struct cordon_egress_pattern *ceiling,
+    const struct cordon_egress_pattern *p);
+/*
+ * The ceiling list text ("a, *.b, 10.0.0.0/8") split and parsed into
+ * out (max entries); -CORDON_E_INVAL with err naming a bad entry.
+ */
+int cordon_egress_list_parse(const char *text,
+    struct cordon_egress_pattern *out, size_t max, size_t *n, char *err,
+    size_t errsz);
 /* Whether address sa (port included) lies in an ADDR pattern. */
 bool cordon_egress_addr_allowed(const struct cordon_egress_pattern *p,
     size_t n, const struct sockaddr *sa);

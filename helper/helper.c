@@ -498,7 +498,8 @@ admit(struct request *req)
 	 * added to the request's.
 	 */
 	if (cordon_policy_enforce(&req->limits, (req->flags &
-	    CORDON_REQ_NETWORK) != 0, &req->require, err, sizeof(err)) < 0)
+	    (CORDON_REQ_NETWORK | CORDON_REQ_EGRESS)) != 0, &req->require,
+	    err, sizeof(err)) < 0)
 		die("%s", err);
 	/* Nothing is created for a run no backend asked for could satisfy. */
 	require_check(req, req->backend == CORDON_BACKEND_AUTO ?

@@ -246,6 +246,51 @@ START_TEST(test_resolver)
 }
 END_TEST
 
+START_TEST(ceiling_coverage)
+{
+	static const struct { const char *max, *want; bool ok; } t[] = {
+		{ "example.com", "example.com", true },
+		{ "example.com", "example.com:443", true },
+		{ "example.com:443", "example.com", false },
+		{ "example.com:443", "example.com:80", false },
+		{ "example.com", "a.example.com", false },
+		{ "*.example.com", "a.example.com", true },
+		{ "*.example.com", "*.a.example.com", true },
+		{ "*.example.com", "*.example.com:8080", true },
+		{ "*.example.com", "example.com", false },
+		{ "*.example.com", "evilexample.com", false },
+		{ "*.a.example.com", "*.example.com", false },
+		{ "10.0.0.0/8", "10.1.0.0/16", true },
+		{ "10.0.0.0/8", "10.1.2.3", true },
+		{ "10.0.0.0/16", "10.0.0.0/8", false },
+		{ "10.0.0.0/8", "11.0.0.0/8", false },
+		{ "10.0.0.0/8", "a.example.com", false },
+		{ "*.example.com", "10.0.0.1", false },
+		{ "fd00::/8", "fd12::1", true },
+	};
+	struct cordon_egress_pattern c, p, list[4];
+	char err[256];
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ck_assert_int_eq(cordon_egress_pattern_parse(t[i].max, &c, err,
+		    sizeof(err)), 0);
+		ck_assert_int_eq(cordon_egress_pattern_parse(t[i].want, &p, err,
+		    sizeof(err)), 0);
+		ck_assert_msg(cordon_egress_covers(&c, &p) == t[i].ok,
+		    "%s covers %s: not %d", t[i].max, t[i].want, t[i].ok);
+	}
+	ck_assert_int_eq(cordon_egress_list_parse(" a.test, *.b.test,10.0.0.0/8 ",
+	    list, 4, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(cordon_egress_list_parse("a.test, b..test", list, 4,
+	    &n, err, sizeof(err)), -CORDON_E_INVAL);
+	ck_assert_msg(strstr(err, "b..test") != NULL, "%s", err);
+	ck_assert_int_eq(cordon_egress_list_parse("a,b,c,d,e", list, 4, &n, err,
+	    sizeof(err)), -CORDON_E_INVAL);
+}
+END_TEST
+
 /* ---- proxy.c: the parsers ---- */
 
 static int
@@ -768,6 +813,94 @@ START_TEST(refusals_change_nothing)
 }
 END_TEST
 
+/* A file with text in it (made, or replaced). */
+static void
+put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* cordon run (trace, base) OPTS... with env: its exit status in c. */
+static int
+plain_run(struct cmd *c, char *const env[], ...)
+{
+	char *argv[MAXARGS];
+	const char *a;
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = (char *)cordon_bin();
+	argv[n++] = "run";
+	argv[n++] = S.trace_opt;
+	argv[n++] = S.base_opt;
+	va_start(ap, env);
+	while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1)
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_cmd(c, argv, env);
+}
+
+START_TEST(the_policy_ceiling_and_profiles)
+{
+	char conf[400], dir[500], env[420], xdg[520], path[600];
+	char *e1[] = { env, NULL }, *e2[] = { env, xdg, hosts_env, NULL };
+	struct cmd c;
+
+	/* A system policy naming the hosts anyone may be allowed. */
+	snprintf(conf, sizeof(conf), "%s/conf", S.root);
+	ck_assert_int_eq(mkdir(conf, 0755), 0);
+	snprintf(path, sizeof(path), "%s/policy.conf", conf);
+	put_file(path, "[ceilings]\nallow_hosts_max = *.test, 127.0.0.0/8\n");
+	snprintf(env, sizeof(env), "CORDON_CONFDIR=%s", conf);
+	ck_assert_int_eq(plain_run(&c, e1, "--allow-host=evil.example", "--",
+	    "/bin/true", NULL), 125);
+	ck_assert_msg(strstr(c.err, "--allow-host evil.example is outside") !=
+	    NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_int_eq(plain_run(&c, e1, "--allow-host=0.0.0.0/0", "--",
+	    "/bin/true", NULL), 125);
+	ck_assert_msg(strstr(c.err, "outside") != NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_int_ne(access(S.trace, F_OK), 0);
+
+	/* Inside it, from a profile: the run goes through. */
+	snprintf(dir, sizeof(dir), "%s/xdg", S.root);
+	snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s", dir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/cordon", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/cordon/profiles", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/cordon/profiles/gate.conf", dir);
+	put_file(path, "[profile]\nallow_hosts = allowed.test\n"
+	    "allow_hosts = 127.0.0.1\n");
+	ck_assert_int_eq(plain_run(&c, e2, "--profile=gate",
+	    "--backend=linux-ns", payload_bind, "--", "/srv/payload", "proxy",
+	    "connect", "allowed.test", port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "hello from upstream") != NULL, "%s %s",
+	    c.out, c.err);
+	cmd_free(&c);
+
+	/* A bad pattern in a profile: named, with its file. */
+	put_file(path, "[profile]\nallow_hosts = a..test\n");
+	ck_assert_int_eq(plain_run(&c, e2, "--profile=gate", "--", "/bin/true",
+	    NULL), 125);
+	ck_assert_msg(strstr(c.err, "allow_hosts: 'a..test'") != NULL &&
+	    strstr(c.err, "gate.conf") != NULL, "%s", c.err);
+	cmd_free(&c);
+	put_file(path, "[profile]\nallow_hosts = a.test, b.test\n");
+	ck_assert_int_eq(plain_run(&c, e2, "--profile=gate", "--", "/bin/true",
+	    NULL), 125);
+	ck_assert_msg(strstr(c.err, "not one pattern") != NULL, "%s", c.err);
+	cmd_free(&c);
+}
+END_TEST
+
 /* Threads and fds of this process, for what a run leaves behind. */
 static int
 tasks(void)
@@ -834,6 +967,7 @@ main(void)
 	tcase_add_test(unit, address_ranges);
 	tcase_add_test(unit, literal_addresses_and_cidrs);
 	tcase_add_test(unit, test_resolver);
+	tcase_add_test(unit, ceiling_coverage);
 	tcase_add_test(unit, http_requests_parse);
 	tcase_add_test(unit, socks_requests_parse);
 	tcase_add_test(unit, fd_only_on_egress);
@@ -851,6 +985,7 @@ main(void)
 		tcase_add_test(runs, half_open_flood_is_shed_and_counted);
 		tcase_add_test(runs, slowloris_is_cut_at_the_header_timeout);
 		tcase_add_test(runs, refusals_change_nothing);
+		tcase_add_test(runs, the_policy_ceiling_and_profiles);
 		tcase_add_test(runs, nothing_is_left_after_the_run);
 		suite_add_tcase(s, runs);
 	} else {
