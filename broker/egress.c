@@ -16,6 +16,9 @@
  * forms of them) are refused unless an IP or CIDR pattern covers the
  * address itself - so DNS cannot rebind an allowed name onto the cloud
  * metadata endpoint or the host's own services.
+ *
+ * Also here, because they touch no socket: the parsers of a client's
+ * request to the proxy (HTTP and SOCKS5), which the fuzz harness drives.
  */
 #include "config.h"
 
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/auxv.h>
 
 #include "cordon.h"
@@ -488,4 +492,235 @@ cordon_egress_resolve(const char *host, uint16_t port,
 	}
 	freeaddrinfo(res);
 	return *n > 0 ? 0 : -CORDON_E_NOTFOUND;
+}
+
+/*
+ * A client's request to the proxy (proxy.c), read here, apart from any
+ * socket: pure functions of the bytes received so far, every read
+ * bounded by len, for the fuzz harness too (tests/fuzz/fuzz_proxy.c).
+ */
+
+/* Splits "host:port" or "[v6]:port" (port needed unless def != 0). */
+static int
+parse_authority(const char *s, size_t len, uint16_t def,
+    struct cordon_proxy_req *r)
+{
+	const char *host = s, *colon = NULL, *p;
+	size_t hl = len, i;
+	unsigned long port = 0;
+	char lit[INET6_ADDRSTRLEN];
+	struct sockaddr_in *a4 = (struct sockaddr_in *)(void *)&r->addr;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)(void *)&r->addr;
+
+	if (len > 0 && s[0] == '[') {
+		if ((p = memchr(s, ']', len)) == NULL)
+			return -CORDON_E_PROTO;
+		host = s + 1;
+		hl = (size_t)(p - host);
+		if ((size_t)(p + 1 - s) < len) {
+			if (p[1] != ':')
+				return -CORDON_E_PROTO;
+			colon = p + 1;
+		}
+	} else {
+		for (i = len; i > 0; i--)
+			if (s[i - 1] == ':') {
+				colon = s + i - 1;
+				hl = i - 1;
+				break;
+			}
+	}
+	if (colon != NULL) {
+		p = colon + 1;
+		if (p == s + len || s + len - p > 5)
+			return -CORDON_E_PROTO;
+		for (; p < s + len; p++) {
+			if (*p < '0' || *p > '9')
+				return -CORDON_E_PROTO;
+			port = port * 10 + (unsigned long)(*p - '0');
+		}
+	} else {
+		port = def;
+	}
+	if (port == 0 || port > 65535 || hl == 0 || hl > 255)
+		return -CORDON_E_PROTO;
+	r->host = host;
+	r->host_len = hl;
+	r->port = (uint16_t)port;
+	memset(&r->addr, 0, sizeof(r->addr));
+	r->literal = false;
+	if (hl < sizeof(lit)) {
+		memcpy(lit, host, hl);
+		lit[hl] = '\0';
+		if (s[0] != '[' && inet_pton(AF_INET, lit, &a4->sin_addr) == 1) {
+			a4->sin_family = AF_INET;
+			a4->sin_port = htons(r->port);
+			r->literal = true;
+		} else if (s[0] == '[' &&
+		    inet_pton(AF_INET6, lit, &a6->sin6_addr) == 1) {
+			a6->sin6_family = AF_INET6;
+			a6->sin6_port = htons(r->port);
+			r->literal = true;
+		} else if (s[0] == '[') {
+			return -CORDON_E_PROTO;
+		}
+	}
+	return 0;
+}
+
+static int
+bad(struct cordon_proxy_req *r, const char *why, uint8_t rep)
+{
+	r->why = why;
+	r->socks_rep = rep;
+	return -CORDON_E_PROTO;
+}
+
+/* A token of the request line: visible ASCII, no space. */
+static bool
+visible(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return n > 0;
+}
+
+int
+cordon_proxy_parse_http(const char *buf, size_t len,
+    struct cordon_proxy_req *r)
+{
+	const char *end = NULL, *sp1, *sp2, *auth, *slash;
+	size_t i, n = len < CORDON_PROXY_HEAD_MAX ? len : CORDON_PROXY_HEAD_MAX;
+	size_t line, alen;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 3; i < n && end == NULL; i++)
+		if (memcmp(buf + i - 3, "\r\n\r\n", 4) == 0)
+			end = buf + i + 1;
+	if (end == NULL)
+		return n >= CORDON_PROXY_HEAD_MAX ?
+		    bad(r, "request headers over 8 KiB", 0) : 0;
+	r->head_len = (size_t)(end - buf);
+	for (line = 0; buf[line] != '\r'; line++)
+		;
+	if (buf[line + 1] != '\n')
+		return bad(r, "a bare CR in the request line", 0);
+	r->line_end = line;
+	if ((sp1 = memchr(buf, ' ', line)) == NULL ||
+	    (sp2 = memchr(sp1 + 1, ' ', line - (size_t)(sp1 + 1 - buf))) ==
+	    NULL || !visible(buf, (size_t)(sp1 - buf)) ||
+	    !visible(sp1 + 1, (size_t)(sp2 - sp1 - 1)) ||
+	    !visible(sp2 + 1, line - (size_t)(sp2 + 1 - buf)))
+		return bad(r, "malformed request line", 0);
+	if (line - (size_t)(sp2 + 1 - buf) != 8 ||
+	    (memcmp(sp2 + 1, "HTTP/1.1", 8) != 0 &&
+	    memcmp(sp2 + 1, "HTTP/1.0", 8) != 0))
+		return bad(r, "not HTTP/1.0 or HTTP/1.1", 0);
+	r->method_len = (size_t)(sp1 - buf);
+	r->version_off = (size_t)(sp2 + 1 - buf);
+	auth = sp1 + 1;
+	alen = (size_t)(sp2 - auth);
+	if (r->method_len == 7 && memcmp(buf, "CONNECT", 7) == 0) {
+		r->proto = CORDON_PROXY_CONNECT;
+		if (parse_authority(auth, alen, 0, r) < 0)
+			return bad(r, "CONNECT needs host:port", 0);
+		return 1;
+	}
+	r->proto = CORDON_PROXY_HTTP;
+	if (alen < 7 || strncasecmp(auth, "http://", 7) != 0)
+		return bad(r, "not an absolute http:// URI (https goes "
+		    "through CONNECT)", 0);
+	auth += 7;
+	alen -= 7;
+	for (i = 0; i < alen && auth[i] != '/' && auth[i] != '?'; i++)
+		if (auth[i] == '@')
+			return bad(r, "user information in the URI", 0);
+	slash = auth + i;
+	if (parse_authority(auth, i, 80, r) < 0)
+		return bad(r, "malformed host in the URI", 0);
+	r->path_off = (size_t)(slash - buf);
+	r->path_len = (size_t)(sp2 - slash);
+	return 1;
+}
+
+int
+cordon_proxy_parse_socks_hello(const uint8_t *buf, size_t len, size_t *used)
+{
+	size_t i;
+
+	*used = 0;
+	if (len < 2)
+		return len == 1 && buf[0] != 5 ? -CORDON_E_PROTO : 0;
+	if (buf[0] != 5 || buf[1] == 0)
+		return -CORDON_E_PROTO;
+	if (len < 2U + buf[1])
+		return 0;
+	*used = 2U + buf[1];
+	for (i = 0; i < buf[1]; i++)
+		if (buf[2 + i] == 0)
+			return 1;
+	return -CORDON_E_PROTO; /* no method we speak */
+}
+
+int
+cordon_proxy_parse_socks_req(const uint8_t *buf, size_t len,
+    struct cordon_proxy_req *r)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)(void *)&r->addr;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)(void *)&r->addr;
+	size_t need, alen;
+
+	memset(r, 0, sizeof(*r));
+	r->proto = CORDON_PROXY_SOCKS5;
+	if (len < 5)
+		return 0;
+	if (buf[0] != 5 || buf[2] != 0)
+		return bad(r, "malformed SOCKS5 request", 1);
+	if (buf[1] != 1)
+		return bad(r, "SOCKS5: only CONNECT is served", 7);
+	switch (buf[3]) {
+	case 1:
+		alen = 4;
+		need = 4 + 4 + 2;
+		break;
+	case 3:
+		alen = buf[4];
+		need = 4 + 1 + alen + 2;
+		if (alen == 0)
+			return bad(r, "SOCKS5: an empty host name", 1);
+		break;
+	case 4:
+		alen = 16;
+		need = 4 + 16 + 2;
+		break;
+	default:
+		return bad(r, "SOCKS5: unknown address type", 8);
+	}
+	if (len < need)
+		return 0;
+	r->head_len = need;
+	r->port = (uint16_t)(buf[need - 2] << 8 | buf[need - 1]);
+	if (r->port == 0)
+		return bad(r, "SOCKS5: port 0", 1);
+	if (buf[3] == 3) {
+		r->host = (const char *)buf + 5;
+		r->host_len = alen;
+		return 1;
+	}
+	r->literal = true;
+	r->host = (const char *)buf + 4;
+	r->host_len = alen;
+	if (buf[3] == 1) {
+		a4->sin_family = AF_INET;
+		memcpy(&a4->sin_addr, buf + 4, 4);
+		a4->sin_port = htons(r->port);
+	} else {
+		a6->sin6_family = AF_INET6;
+		memcpy(&a6->sin6_addr, buf + 4, 16);
+		a6->sin6_port = htons(r->port);
+	}
+	return 1;
 }
