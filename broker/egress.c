@@ -70,6 +70,8 @@ cordon_egress_name_normalize(const char *in, size_t len,
 		}
 		out[i] = (char)c;
 	}
+	if (label == 0)
+		return -CORDON_E_INVAL; /* "a..": an empty last label */
 	out[len] = '\0';
 	return 0;
 }

@@ -108,6 +108,10 @@ START_TEST(suffix_edges)
 	ck_assert(name_ok("A.Example.COM", 443));
 	ck_assert(name_ok("a.example.com.", 443));      /* one trailing dot */
 	ck_assert(!name_ok("a.example.com..", 443));
+	ck_assert(!name_ok("a.example.com.x.", 443));
+	allow("a");
+	ck_assert(name_ok("a.", 443));
+	ck_assert(!name_ok("a..", 443)); /* the fuzzer's find: "a." kept */
 	ck_assert(!name_ok("example.com", 443));        /* not the suffix */
 	ck_assert(!name_ok("evilexample.com", 443));
 	ck_assert(!name_ok("a.evilexample.com", 443));
