@@ -47,7 +47,10 @@
 #include "proxy.h"
 #include "trace.h"
 
-#define RELAY_BUF 65536U
+/* The proxy's own bytes: its answer, a request line, early data. */
+#define RELAY_BUF (CORDON_PROXY_HEAD_MAX + 1024)
+#define PUMP_ROUNDS 8
+#define PIPE_CHUNK (1U << 20)
 #define MAX_ADDRS 8
 
 const char *const cordon_proxy_env[CORDON_PROXY_NENV + 1] = {
@@ -76,6 +79,8 @@ struct conn {
 	size_t naddrs, ai;
 	uint8_t *buf[2];     /* [0] client -> upstream, [1] back */
 	size_t len[2], off[2];
+	int pipe[2][2];      /* per direction, for splice(2) */
+	size_t inpipe[2];    /* bytes in it */
 	bool eof[2];
 	uint64_t bytes[2];
 	size_t ours;         /* of bytes[1], our own answer (200, SOCKS) */
@@ -139,18 +144,31 @@ event(struct cordon_proxy *px, uint64_t *count, const char *fmt, ...)
 	pthread_mutex_unlock(&px->mu);
 }
 
+/* A free slot: every fd -1. */
+static void
+conn_reset(struct conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->st = C_FREE;
+	c->cfd = c->ufd = -1;
+	c->pipe[0][0] = c->pipe[0][1] = c->pipe[1][0] = c->pipe[1][1] = -1;
+}
+
 static void
 conn_close(struct conn *c)
 {
+	int i;
+
 	if (c->cfd >= 0)
 		close(c->cfd);
 	if (c->ufd >= 0)
 		close(c->ufd);
+	for (i = 0; i < 4; i++)
+		if (c->pipe[i / 2][i % 2] >= 0)
+			close(c->pipe[i / 2][i % 2]);
 	free(c->buf[0]);
 	free(c->buf[1]);
-	memset(c, 0, sizeof(*c));
-	c->st = C_FREE;
-	c->cfd = c->ufd = -1;
+	conn_reset(c);
 }
 
 /* A short answer to the client, best effort: it is closed right after. */
@@ -284,10 +302,15 @@ on_request(struct cordon_proxy *px, struct conn *c)
 		return;
 	}
 	if ((c->buf[0] = malloc(RELAY_BUF)) == NULL ||
-	    (c->buf[1] = malloc(RELAY_BUF)) == NULL || !connect_next(c)) {
+	    (c->buf[1] = malloc(RELAY_BUF)) == NULL ||
+	    pipe2(c->pipe[0], O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(c->pipe[1], O_CLOEXEC | O_NONBLOCK) < 0 || !connect_next(c)) {
 		refuse(px, c, 502, 4, "cannot connect");
 		return;
 	}
+	/* Larger pipes, fewer rounds (best effort: pipe-max-size bounds it). */
+	(void)fcntl(c->pipe[0][1], F_SETPIPE_SZ, (int)PIPE_CHUNK);
+	(void)fcntl(c->pipe[1][1], F_SETPIPE_SZ, (int)PIPE_CHUNK);
 	c->st = C_CONNECTING;
 	c->deadline = now_ms() + px->head_ms;
 }
@@ -390,27 +413,17 @@ on_head(struct cordon_proxy *px, struct conn *c)
 		refuse(px, c, 400, 1, "request over 8 KiB");
 }
 
-/* Moves bytes in direction d as far as the sockets let it. */
+/*
+ * What the proxy queued itself in direction d (its answer, a rewritten
+ * request line, bytes that came with the request) goes first, from
+ * c->buf[d].  False when the connection is broken.
+ */
 static bool
-pump(struct conn *c, int d, int64_t now)
+send_queued(struct conn *c, int d, int dst, int64_t now)
 {
-	int src = d == 0 ? c->cfd : c->ufd, dst = d == 0 ? c->ufd : c->cfd;
 	ssize_t n;
 
-	if (c->len[d] == 0 && !c->eof[d]) {
-		n = recv(src, c->buf[d], RELAY_BUF, MSG_DONTWAIT);
-		if (n == 0) {
-			c->eof[d] = true;
-			(void)shutdown(dst, SHUT_WR);
-		} else if (n < 0) {
-			return errno == EAGAIN || errno == EINTR;
-		} else {
-			c->len[d] = (size_t)n;
-			c->off[d] = 0;
-			c->deadline = now + CORDON_PROXY_IDLE_MS;
-		}
-	}
-	if (c->len[d] > 0) {
+	while (c->len[d] > 0) {
 		n = send(dst, c->buf[d] + c->off[d], c->len[d], MSG_NOSIGNAL |
 		    MSG_DONTWAIT);
 		if (n < 0)
@@ -418,9 +431,53 @@ pump(struct conn *c, int d, int64_t now)
 		c->off[d] += (size_t)n;
 		c->len[d] -= (size_t)n;
 		c->bytes[d] += (uint64_t)n;
-		if (c->len[d] == 0)
-			c->off[d] = 0;
 		c->deadline = now + CORDON_PROXY_IDLE_MS;
+	}
+	return true;
+}
+
+/*
+ * Moves bytes in direction d as far as the sockets let it: socket to
+ * pipe to socket with splice(2), so the payload's bytes are never copied
+ * into the broker, a bounded number of rounds (a busy relay does not
+ * starve the others).  False when the connection is broken.
+ */
+static bool
+pump(struct conn *c, int d, int64_t now)
+{
+	int src = d == 0 ? c->cfd : c->ufd, dst = d == 0 ? c->ufd : c->cfd;
+	int round;
+	ssize_t n;
+
+	if (!send_queued(c, d, dst, now))
+		return false;
+	if (c->len[d] > 0)
+		return true; /* the other side is full: wait for POLLOUT */
+	for (round = 0; round < PUMP_ROUNDS; round++) {
+		if (c->inpipe[d] == 0 && !c->eof[d]) {
+			n = splice(src, NULL, c->pipe[d][1], NULL, PIPE_CHUNK,
+			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n == 0) {
+				c->eof[d] = true;
+				(void)shutdown(dst, SHUT_WR);
+			} else if (n < 0) {
+				return errno == EAGAIN || errno == EINTR;
+			} else {
+				c->inpipe[d] = (size_t)n;
+				c->deadline = now + CORDON_PROXY_IDLE_MS;
+			}
+		}
+		if (c->inpipe[d] == 0)
+			return true;
+		n = splice(c->pipe[d][0], NULL, dst, NULL, c->inpipe[d],
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		c->inpipe[d] -= (size_t)n;
+		c->bytes[d] += (uint64_t)n;
+		c->deadline = now + CORDON_PROXY_IDLE_MS;
+		if (c->inpipe[d] != 0)
+			return true; /* the other side is full: wait for POLLOUT */
 	}
 	return true;
 }
@@ -472,7 +529,8 @@ on_io(struct cordon_proxy *px, struct conn *c, short crev, short urev,
 		end_relay(px, c);
 		return;
 	}
-	if (c->eof[0] && c->eof[1] && c->len[0] == 0 && c->len[1] == 0)
+	if (c->eof[0] && c->eof[1] && c->len[0] + c->inpipe[0] == 0 &&
+	    c->len[1] + c->inpipe[1] == 0)
 		end_relay(px, c);
 }
 
@@ -490,13 +548,13 @@ wanted(const struct conn *c, short *cev, short *uev)
 		*uev = POLLOUT;
 		break;
 	case C_RELAY:
-		if (c->len[0] == 0 && !c->eof[0])
+		if (c->len[0] + c->inpipe[0] == 0 && !c->eof[0])
 			*cev |= POLLIN;
-		if (c->len[0] > 0)
+		if (c->len[0] + c->inpipe[0] > 0)
 			*uev |= POLLOUT;
-		if (c->len[1] == 0 && !c->eof[1])
+		if (c->len[1] + c->inpipe[1] == 0 && !c->eof[1])
 			*uev |= POLLIN;
-		if (c->len[1] > 0)
+		if (c->len[1] + c->inpipe[1] > 0)
 			*cev |= POLLOUT;
 		break;
 	default:
@@ -666,7 +724,7 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 	    sizeof(*px->conns))) == NULL)
 		goto fail;
 	for (i = 0; i < CORDON_PROXY_MAX_CONNS; i++)
-		px->conns[i].cfd = px->conns[i].ufd = -1;
+		conn_reset(&px->conns[i]);
 	for (i = 0; i < cfg->nallow_hosts; i++, px->npats++) {
 		if ((px->texts[i] = strdup(cfg->allow_hosts[i])) == NULL)
 			goto fail;

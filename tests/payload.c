@@ -16,6 +16,8 @@
  *           held, then one CONNECT through it; prints how many it made)
  *           slowloris HOST PORT (a request a byte at a time, until the
  *           proxy cuts it; then one CONNECT)
+ *           fetch direct|connect HOST PORT (reads to EOF, directly from
+ *           IPv4 HOST or through the proxy; prints bytes and seconds)
  */
 #include "config.h"
 
@@ -225,6 +227,57 @@ via_proxy(const char *mode, const char *host, const char *port,
 	return 0;
 }
 
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Everything HOST:PORT sends, counted and timed (the bench's row). */
+static int
+fetch(const char *mode, const char *host, const char *port)
+{
+	static char buf[1 << 16];
+	struct sockaddr_in sin;
+	unsigned long long total = 0;
+	char req[600], *e;
+	double t0 = mono_now();
+	ssize_t n;
+	int fd, len, head = 0;
+
+	if (strcmp(mode, "direct") == 0) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)atoi(port));
+		if (inet_pton(AF_INET, host, &sin.sin_addr) != 1 ||
+		    (fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+		    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+			return 1;
+	} else {
+		if ((fd = proxy_fd()) < 0)
+			return 1;
+		len = snprintf(req, sizeof(req), "CONNECT %s:%s HTTP/1.1\r\n\r\n",
+		    host, port);
+		put_all(fd, req, (size_t)len);
+		head = 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (head) {
+			/* The proxy's answer comes first, in the first read. */
+			if ((e = memmem(buf, (size_t)n, "\r\n\r\n", 4)) == NULL)
+				return 1;
+			n -= e + 4 - buf;
+			head = 0;
+		}
+		total += (unsigned long long)n;
+	}
+	printf("bytes %llu seconds %.6f\n", total, mono_now() - t0);
+	return 0;
+}
+
 /* N connections to the proxy, each with half a request, held open. */
 static int
 flood(long n, const char *host, const char *port)
@@ -376,6 +429,8 @@ main(int argc, char **argv)
 	if (strcmp(mode, "proxy") == 0 && (argc == 5 || argc == 6))
 		return via_proxy(argv[2], argv[3], argv[4], argc == 6 ? argv[5] :
 		    "/");
+	if (strcmp(mode, "fetch") == 0 && argc == 5)
+		return fetch(argv[2], argv[3], argv[4]);
 	if (strcmp(mode, "flood") == 0 && argc == 5)
 		return flood(atol(argv[2]), argv[3], argv[4]);
 	if (strcmp(mode, "slowloris") == 0 && argc == 4)
