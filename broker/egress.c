@@ -107,7 +107,7 @@ parse_addr(const char *s, struct cordon_egress_pattern *p)
 
 	if (strlen(s) >= sizeof(buf))
 		return false;
-	strcpy(buf, s);
+	memcpy(buf, s, strlen(s) + 1);
 	if ((slash = strchr(buf, '/')) != NULL)
 		*slash = '\0';
 	if (inet_pton(AF_INET, buf, p->addr) == 1) {
@@ -149,7 +149,7 @@ cordon_egress_pattern_parse(const char *text, struct cordon_egress_pattern *p,
 		why = "too long";
 		goto bad;
 	}
-	strcpy(buf, text);
+	memcpy(buf, text, strlen(text) + 1);
 	if (buf[0] == '[') {
 		/* [IPv6]:port */
 		if ((c = strchr(buf, ']')) == NULL || (c[1] != '\0' &&
@@ -455,7 +455,7 @@ resolve_file(const char *path, const char *host, uint16_t port,
 			if (strcasecmp(name, host) == 0)
 				add_addr(addr, port, out, max, n);
 	}
-	fclose(f);
+	(void)fclose(f); /* read only: nothing to lose */
 	return *n > 0 ? 0 : -CORDON_E_NOTFOUND;
 }
 
@@ -599,9 +599,9 @@ cordon_proxy_parse_http(const char *buf, size_t len,
 	size_t line, alen;
 
 	memset(r, 0, sizeof(*r));
-	for (i = 3; i < n && end == NULL; i++)
-		if (memcmp(buf + i - 3, "\r\n\r\n", 4) == 0)
-			end = buf + i + 1;
+	/* The blank line, within the first n bytes. */
+	if ((end = memmem(buf, n, "\r\n\r\n", 4)) != NULL)
+		end += 4;
 	if (end == NULL)
 		return n >= CORDON_PROXY_HEAD_MAX ?
 		    bad(r, "request headers over 8 KiB", 0) : 0;

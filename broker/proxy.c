@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "parse.h"
 #include "proxy.h"
 #include "trace.h"
 
@@ -700,6 +701,7 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 	struct cordon_proxy *px;
 	char err[CORDON_MAX_TEXT_LEN];
 	const char *ms;
+	uint64_t v = 0;
 	size_t i;
 	int r = -CORDON_E_NOMEM;
 
@@ -713,8 +715,9 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 	/* A test hook, like the test resolver: never under AT_SECURE. */
 	if (cordon_egress_test_hooks() &&
 	    (ms = getenv("CORDON_TEST_PROXY_HEAD_MS")) != NULL &&
-	    atoi(ms) > 0)
-		px->head_ms = atoi(ms);
+	    cordon_parse_count(ms, &v) == 0 && v > 0 &&
+	    v <= CORDON_PROXY_HEAD_MS)
+		px->head_ms = (int)v;
 	pthread_mutex_init(&px->mu, NULL);
 	if ((px->pats = calloc(cfg->nallow_hosts, sizeof(*px->pats))) == NULL ||
 	    (px->texts = calloc(cfg->nallow_hosts, sizeof(char *))) == NULL ||
