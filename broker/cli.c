@@ -168,7 +168,6 @@ static const struct option long_opts[] = {
 	{ "nofile", required_argument, NULL, OPT_NOFILE },
 	{ "nproc", required_argument, NULL, OPT_NPROC },
 	{ "network", no_argument, NULL, OPT_NETWORK },
-	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "trace", required_argument, NULL, OPT_TRACE },
@@ -189,6 +188,8 @@ static const struct option long_opts[] = {
 	{ "kind", required_argument, NULL, OPT_KIND },
 	{ "json-fd", required_argument, NULL, OPT_JSON_FD },
 	{ "result", required_argument, NULL, OPT_RESULT },
+	/* In the enum's order: parse_opts names one by c - OPT_CPU. */
+	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 	{ NULL, 0, NULL, 0 },
 };
 
