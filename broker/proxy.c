@@ -51,6 +51,8 @@
 /* The proxy's own bytes: its answer, a request line, early data. */
 #define RELAY_BUF (CORDON_PROXY_HEAD_MAX + 1024)
 #define PUMP_ROUNDS 8
+/* refuse()'s SOCKS5 code for a greeting with no method we speak. */
+#define NO_METHOD 0xff
 #define PIPE_CHUNK (1U << 20)
 #define MAX_ADDRS 8
 
@@ -187,7 +189,9 @@ refuse(struct cordon_proxy *px, struct conn *c, int code, uint8_t rep,
 	uint8_t sr[10] = { 5, rep, 0, 1 };
 	int n;
 
-	if (c->req.proto == CORDON_PROXY_SOCKS5) {
+	if (c->req.proto == CORDON_PROXY_SOCKS5 && rep == NO_METHOD) {
+		say(c->cfd, "\x05\xff", 2); /* the greeting's answer */
+	} else if (c->req.proto == CORDON_PROXY_SOCKS5) {
 		say(c->cfd, sr, sizeof(sr));
 	} else {
 		n = snprintf(msg, sizeof(msg), "HTTP/1.1 %d %s\r\n"
@@ -386,8 +390,7 @@ on_head(struct cordon_proxy *px, struct conn *c)
 		c->req.proto = CORDON_PROXY_SOCKS5;
 		r = cordon_proxy_parse_socks_hello(c->head, c->hlen, &used);
 		if (r < 0) {
-			say(c->cfd, "\x05\xff", 2);
-			refuse(px, c, 400, 1, "SOCKS5 without a method we "
+			refuse(px, c, 400, NO_METHOD, "SOCKS5 without a method we "
 			    "speak (no authentication)");
 			return;
 		}
