@@ -24,6 +24,10 @@ Markdown table (also written to bench/last-run.md):
             works, perf stat's task-clock of every task; cordon linux-ns
             CLI, the library path, bubblewrap and bare /bin/true, at 1 and
             8 clients
+  egress    1 GiB from a loopback server, read by the test payload
+            directly on the host and through the --allow-host proxy from
+            inside a linux-ns run (CONNECT; the payload's own timing of
+            the transfer): MB/s and the ratio (target: proxy >= 0.5x)
 
 Run as root, every measured command drops to uid/gid 65534 (nobody, or the
 user BENCH_USER names) with setpriv, and the binaries are copied to a
@@ -469,6 +473,89 @@ def bench_memory(e, rows, notes):
             backend, MEMORY_CAP_MB, rss, rss - MEMORY_CAP_MB, outcome))
 
 
+# ---- egress proxy throughput ----------------------------------------------
+
+EGRESS_BYTES = 1 << 30
+
+
+def egress_server():
+    """A loopback server sending EGRESS_BYTES to each connection."""
+    import socket
+    import threading
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(4)
+    chunk = b"\0" * (1 << 20)
+
+    def serve():
+        while True:
+            try:
+                c, _ = s.accept()
+            except OSError:
+                return
+            try:
+                for _ in range(EGRESS_BYTES // len(chunk)):
+                    c.sendall(chunk)
+            except OSError:
+                pass
+            c.close()
+    threading.Thread(target=serve, daemon=True).start()
+    return s
+
+
+def egress_fetch(e, argv, env=()):
+    """(bytes, seconds) the payload printed, or None."""
+    full = e.argv(argv)
+    at = full.index("env") + 2      # after "env -i"
+    full = full[:at] + list(env) + full[at:]
+    r = subprocess.run(full, cwd=e.home, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    for line in r.stdout.decode(errors="replace").splitlines():
+        w = line.split()
+        if len(w) == 4 and w[0] == "bytes":
+            return int(w[1]), float(w[3])
+    log("egress: %s" % r.stderr.decode(errors="replace").strip()[-300:])
+    return None
+
+
+def bench_egress(e, rows, notes):
+    srv = egress_server()
+    port = str(srv.getsockname()[1])
+    hosts = e.path("egress-hosts")
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 bench.test\n")
+    os.chmod(hosts, 0o644)
+    runs = 3 if not QUICK else 1
+    direct, proxied = [], []
+    for _ in range(runs):
+        d = egress_fetch(e, [e.payload, "fetch", "direct", "127.0.0.1", port])
+        p = egress_fetch(e, [e.cordon, "run", "--backend", "linux-ns",
+                             "--trace", e.trace("egress"), "--ro-bind",
+                             e.payload + ":/srv/payload", "--allow-host",
+                             "bench.test:" + port, "--allow-host",
+                             "127.0.0.1", "--", "/srv/payload", "fetch",
+                             "connect", "bench.test", port],
+                         ["CORDON_TEST_HOSTS=" + hosts])
+        for got, into in ((d, direct), (p, proxied)):
+            if got and got[0] == EGRESS_BYTES:
+                into.append(got[0] / got[1] / 1e6)
+    srv.close()
+    rows.append("")
+    rows.append("### Egress proxy: 1 GiB from a loopback server (median of "
+                "%d)" % runs)
+    rows.append("")
+    rows.append("| path | MB/s | ratio to direct |")
+    rows.append("| --- | ---: | ---: |")
+    if not direct or not proxied:
+        notes.append("egress: a transfer did not complete (see stderr)")
+        return
+    dm, pm = statistics.median(direct), statistics.median(proxied)
+    rows.append("| direct (host, payload reads the server) | %.0f | 1.00 |" %
+                dm)
+    rows.append("| through the --allow-host proxy (linux-ns, CONNECT) | "
+                "%.0f | %s |" % (pm, ratio(pm, dm)))
+
+
 # ---- teardown -------------------------------------------------------------
 
 def trace_events(db, run_id):
@@ -823,7 +910,7 @@ def main():
     ap.add_argument("--builddir", default=".")
     ap.add_argument("--out", default="bench/last-run.md")
     ap.add_argument("--only", default="spawn,throughput,monitor,memory,"
-                    "teardown,trace,library,cpu")
+                    "teardown,trace,library,cpu,egress")
     a = ap.parse_args()
     if os.geteuid() == 0 and not shutil.which("setpriv"):
         sys.exit("bench: setpriv (util-linux) is needed to drop to nobody")
@@ -832,7 +919,8 @@ def main():
     steps = {"spawn": bench_spawn, "throughput": bench_throughput,
              "monitor": bench_monitor, "memory": bench_memory,
              "teardown": bench_teardown, "trace": bench_trace,
-             "library": bench_library, "cpu": bench_cpu}
+             "library": bench_library, "cpu": bench_cpu,
+             "egress": bench_egress}
     t_all = time.perf_counter()
     try:
         for name in a.only.split(","):

@@ -150,6 +150,8 @@ cordon_send_request(int sock, const cordon_config *cfg, const char *base,
 		m.u.request.flags |= CORDON_REQ_COPY_IN;
 	if (cfg->ncopy_out != 0)
 		m.u.request.flags |= CORDON_REQ_COPY_OUT;
+	if (cfg->nallow_hosts != 0)
+		m.u.request.flags |= CORDON_REQ_EGRESS;
 	m.u.request.require = require;
 	m.u.request.env_explicit = env_explicit;
 	if ((err = cordon_msg_send(sock, &m)) < 0)

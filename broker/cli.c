@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "egress.h"
 #include "env.h"
 #include "internal.h"
 #include "json.h"
@@ -55,6 +56,9 @@ static const char usage_text[] =
 "  --nofile N           open files per process (default 512)\n"
 "  --nproc N            processes and threads in the tree (default: no cap)\n"
 "  --network            allow network access (default: denied)\n"
+"  --allow-host PATTERN no network but PATTERN (host, host:port, *.suffix, IP,\n"
+"                       CIDR), through the broker's proxy (repeatable;\n"
+"                       linux-ns)\n"
 "  --backend NAME       auto, linux-ns, landlock or floor (default auto)\n"
 "  --profile NAME       apply profile NAME (system, then yours); flags override it\n"
 "  --env KEY=VALUE      set a variable for the command (repeatable)\n"
@@ -154,6 +158,7 @@ enum {
 	OPT_LIMIT, OPT_COPY_IN, OPT_COPY_OUT, OPT_COPY_OUT_LIMIT, OPT_RO_BIND,
 	OPT_STDOUT, OPT_STDERR, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_PROFILE, OPT_ENV,
 	OPT_KEEP_ENV, OPT_REQUIRE, OPT_KIND, OPT_JSON_FD, OPT_RESULT,
+	OPT_ALLOW_HOST,
 };
 
 static const struct option long_opts[] = {
@@ -183,6 +188,8 @@ static const struct option long_opts[] = {
 	{ "kind", required_argument, NULL, OPT_KIND },
 	{ "json-fd", required_argument, NULL, OPT_JSON_FD },
 	{ "result", required_argument, NULL, OPT_RESULT },
+	/* In the enum's order: parse_opts names one by c - OPT_CPU. */
+	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -304,6 +311,19 @@ config_opt(int c)
 	}
 }
 
+static void
+allow_host(cordon_config *cfg, const char *arg)
+{
+	struct cordon_egress_pattern p;
+	char err[CORDON_MAX_TEXT_LEN];
+
+	if (cordon_egress_pattern_parse(arg, &p, err, sizeof(err)) < 0)
+		usage_error("%s", err);
+	if (cordon_config_allow_host(cfg, arg) < 0)
+		usage_error("--allow-host: more than %u patterns",
+		    CORDON_EGRESS_MAX_PATTERNS);
+}
+
 /* Sets what option c says in cfg; a value it refuses is a usage error. */
 static void
 apply_opt(cordon_config *cfg, int c, const char *arg)
@@ -318,6 +338,7 @@ apply_opt(cordon_config *cfg, int c, const char *arg)
 	case OPT_NOFILE: set_limit(cfg, CORDON_CAP_NOFILE, "--nofile", arg); break;
 	case OPT_NPROC: set_limit(cfg, CORDON_CAP_NPROC, "--nproc", arg); break;
 	case OPT_NETWORK: cordon_config_set_network(cfg, true); break;
+	case OPT_ALLOW_HOST: allow_host(cfg, arg); break;
 	case OPT_BACKEND:
 		if ((b = cordon_backend_from_name(arg)) < 0)
 			usage_error("--backend: unknown backend '%s' (auto, "
@@ -435,7 +456,8 @@ parse_opts(int argc, char **argv, cordon_config *cfg, struct opts *o,
 }
 
 /* Letters for parse_opts' allowed sets: OPT_CPU is 'a', OPT_WALL 'b', ... */
-#define ALLOW_RUN "abcdefghijlmnopqrstuvwyz"
+/* ... past 'z': OPT_ALLOW_HOST is '{'. */
+#define ALLOW_RUN "abcdefghijlmnopqrstuvwyz{"
 #define ALLOW_POLICY "x"
 #define ALLOW_TRACE_LIST "hik"
 #define ALLOW_TRACE_SHOW "hi"

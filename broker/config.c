@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "egress.h"
 #include "internal.h"
 #include "policy.h"
 
@@ -61,8 +62,11 @@ cordon_config_free(cordon_config *cfg)
 		free(cfg->env[--cfg->nenv]);
 	while (cfg->nkeep > 0)
 		free(cfg->keep_env[--cfg->nkeep]);
+	while (cfg->nallow_hosts > 0)
+		free(cfg->allow_hosts[--cfg->nallow_hosts]);
 	free(cfg->env);
 	free(cfg->keep_env);
+	free(cfg->allow_hosts);
 	free(cfg);
 }
 
@@ -283,6 +287,31 @@ cordon_config_keep_env(cordon_config *cfg, const char *key)
 	return list_put(&cfg->keep_env, &cfg->nkeep, key);
 }
 
+int
+cordon_config_allow_host(cordon_config *cfg, const char *pattern)
+{
+	struct cordon_egress_pattern p;
+	char err[CORDON_MAX_TEXT_LEN], **grown, *copy;
+	size_t i;
+
+	if (cordon_egress_pattern_parse(pattern, &p, err, sizeof(err)) < 0)
+		return -CORDON_E_INVAL;
+	for (i = 0; i < cfg->nallow_hosts; i++)
+		if (strcmp(cfg->allow_hosts[i], pattern) == 0)
+			return 0;
+	if (cfg->nallow_hosts >= CORDON_EGRESS_MAX_PATTERNS)
+		return -CORDON_E_TOOLONG;
+	if ((copy = strdup(pattern)) == NULL ||
+	    (grown = reallocarray(cfg->allow_hosts, cfg->nallow_hosts + 1,
+	    sizeof(char *))) == NULL) {
+		free(copy);
+		return -CORDON_E_NOMEM;
+	}
+	grown[cfg->nallow_hosts++] = copy;
+	cfg->allow_hosts = grown;
+	return 0;
+}
+
 static int
 apply_profile(cordon_config *cfg, const struct cordon_profile *p)
 {
@@ -309,6 +338,28 @@ apply_profile(cordon_config *cfg, const struct cordon_profile *p)
 	for (i = 0; i < p->nkeep; i++)
 		if ((r = cordon_config_keep_env(cfg, p->keep_env[i])) < 0)
 			return r;
+	for (i = 0; i < p->nallow_hosts; i++)
+		if ((r = cordon_config_allow_host(cfg, p->allow_hosts[i])) < 0)
+			return r;
+	return 0;
+}
+
+/* A profile's allow_hosts, checked as --allow-host would be, in err. */
+static int
+check_profile_hosts(const struct cordon_profile *p, const char *name,
+    char *err, size_t errsz)
+{
+	struct cordon_egress_pattern pat;
+	char why[CORDON_MAX_TEXT_LEN];
+	size_t i;
+
+	for (i = 0; i < p->nallow_hosts; i++)
+		if (cordon_egress_pattern_parse(p->allow_hosts[i], &pat, why,
+		    sizeof(why)) < 0) {
+			(void)snprintf(err, errsz, "profile %s (%s): allow_hosts: "
+			    "%s", name, p->path, why + strlen("--allow-host "));
+			return -CORDON_E_INVAL;
+		}
 	return 0;
 }
 
@@ -353,6 +404,9 @@ cordon_config_load_profile(cordon_config *cfg, const char *name, char *err,
 		r = -CORDON_E_NOTFOUND;
 		goto out;
 	}
+	if ((r = check_profile_hosts(&sys, name, err, errsz)) < 0 ||
+	    (r = check_profile_hosts(&usr, name, err, errsz)) < 0)
+		goto out;
 	if ((r = apply_profile(cfg, &sys)) < 0 ||
 	    (r = apply_profile(cfg, &usr)) < 0) {
 		(void)snprintf(err, errsz, "profile %s: %s", name,

@@ -43,6 +43,13 @@ int cordon_config_set_limit(cordon_config *cfg, enum cordon_cap_id cap,
 uint64_t cordon_config_get_limit(const cordon_config *cfg,
     enum cordon_cap_id cap);
 void cordon_config_set_network(cordon_config *cfg, bool allow);
+/*
+ * Egress allow-list: no network but connections to hosts matching
+ * pattern ("host", "host:port", "*.suffix", an IP literal or CIDR),
+ * through a proxy the broker runs (linux-ns only; not with network).
+ * -CORDON_E_INVAL for a malformed pattern, -CORDON_E_TOOLONG past 256.
+ */
+int cordon_config_allow_host(cordon_config *cfg, const char *pattern);
 int cordon_config_set_backend(cordon_config *cfg, enum cordon_backend_id b);
 /* NULL restores the default ($XDG_STATE_HOME/cordon/trace.db). */
 int cordon_config_set_trace_path(cordon_config *cfg, const char *path);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "egress.h"
 #include "internal.h"
 #include "policy.h"
 
@@ -71,6 +72,53 @@ check_required(const struct cordon_config *eff, uint32_t require, char *err,
 	return -CORDON_E_UNMET;
 }
 
+/*
+ * The system policy's allow_hosts_max: every --allow-host pattern must
+ * lie inside one of its patterns.  Not set: any pattern may be asked for.
+ */
+static int
+check_hosts_max(const struct cordon_policy *pol, const cordon_config *cfg,
+    char *err, size_t errsz)
+{
+	struct cordon_egress_pattern *max = NULL, want;
+	char why[CORDON_MAX_TEXT_LEN];
+	size_t i, j, n = 0;
+	int r = 0;
+
+	if (!pol->allow_hosts_max_set || cfg->nallow_hosts == 0)
+		return 0;
+	if ((max = calloc(CORDON_EGRESS_MAX_PATTERNS, sizeof(*max))) == NULL)
+		return -CORDON_E_NOMEM;
+	if (cordon_egress_list_parse(pol->allow_hosts_max, max,
+	    CORDON_EGRESS_MAX_PATTERNS, &n, why, sizeof(why)) < 0) {
+		(void)snprintf(err, errsz, "%s: allow_hosts_max: %s",
+		    pol->path, why);
+		r = -CORDON_E_POLICY;
+		goto out;
+	}
+	for (i = 0; i < cfg->nallow_hosts; i++) {
+		if (cordon_egress_pattern_parse(cfg->allow_hosts[i], &want, why,
+		    sizeof(why)) < 0) {
+			(void)snprintf(err, errsz, "%s", why);
+			r = -CORDON_E_INVAL;
+			goto out;
+		}
+		for (j = 0; j < n && !cordon_egress_covers(&max[j], &want); j++)
+			;
+		if (j == n) {
+			(void)snprintf(err, errsz, "--allow-host %s is outside "
+			    "the hosts the system policy allows (%s: "
+			    "allow_hosts_max = %s)", cfg->allow_hosts[i],
+			    pol->path, pol->allow_hosts_max);
+			r = -CORDON_E_POLICY;
+			goto out;
+		}
+	}
+out:
+	free(max);
+	return r;
+}
+
 int
 cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz)
@@ -103,8 +151,11 @@ cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
 		    pol.ceiling[cap] != 0 && (*v == 0 || *v > pol.ceiling[cap]))
 			*v = pol.ceiling[cap];
 	}
-	if ((r = cordon_policy_check_self(&pol, &eff->limits, eff->network,
-	    err, errsz)) < 0) {
+	if ((r = check_hosts_max(&pol, cfg, err, errsz)) < 0)
+		return r;
+	/* An allow-list is network access, for network_groups too. */
+	if ((r = cordon_policy_check_self(&pol, &eff->limits, eff->network ||
+	    eff->nallow_hosts != 0, err, errsz)) < 0) {
 		/* Say where a value over a ceiling came from, if a profile. */
 		for (i = 0; strstr(err, "ceiling") != NULL && i < CORDON_NLIMITS; i++) {
 			cap = cordon_limit_caps[i];
@@ -125,6 +176,38 @@ cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
 	return *require == 0 ? 0 : check_required(eff, *require, err, errsz);
 }
 
+/*
+ * --allow-host: only on linux-ns (the bridge is a listener in the run's
+ * own net namespace), never with --network (which allows everything).
+ * Landlock can limit TCP connect to a port, not to an address: the
+ * payload could reach any host on the proxy's port number, so it is
+ * refused rather than reported as an allow-list.  On the floor it would
+ * be an environment variable and nothing more.
+ */
+static int
+check_egress(const cordon_config *cfg, char *err, size_t errsz)
+{
+	if (cfg->nallow_hosts == 0)
+		return 0;
+	if (cfg->network)
+		(void)snprintf(err, errsz, "--allow-host and --network "
+		    "contradict: --network allows every host, --allow-host "
+		    "only those named");
+	else if (cfg->backend == CORDON_BACKEND_FLOOR)
+		(void)snprintf(err, errsz, "--allow-host needs the linux-ns "
+		    "backend: the floor has no network boundary, so an "
+		    "allow-list there would be a proxy variable and nothing "
+		    "more");
+	else if (cfg->backend == CORDON_BACKEND_LANDLOCK)
+		(void)snprintf(err, errsz, "--allow-host needs the linux-ns "
+		    "backend: Landlock limits TCP connect by port, not by "
+		    "address, so the payload could reach any host on the "
+		    "proxy's port");
+	else
+		return 0;
+	return -CORDON_E_INVAL;
+}
+
 int
 cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz)
@@ -135,7 +218,8 @@ cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
 		(void)snprintf(err, errsz, "a cap is out of range");
 		return -CORDON_E_RANGE;
 	}
-	if (cordon_files_check(cfg, err, errsz) < 0)
+	if (cordon_files_check(cfg, err, errsz) < 0 ||
+	    check_egress(cfg, err, errsz) < 0)
 		return -CORDON_E_INVAL;
 	return cordon_gate(cfg, eff, require, err, errsz);
 }

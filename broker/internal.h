@@ -42,6 +42,8 @@ struct cordon_config {
 	size_t nenv;
 	char **keep_env;      /* "KEY": passed from our environment if set */
 	size_t nkeep;
+	char **allow_hosts;   /* --allow-host patterns (egress.c checked) */
+	size_t nallow_hosts;
 };
 
 /*
@@ -77,6 +79,12 @@ struct cordon_result {
 	uint32_t broker_pid;
 	bool network;                     /* whether network was asked for */
 	bool files_failed;         /* a copy-out failed (exit status 125) */
+	/* --allow-host (proxy.c): the patterns, and what the proxy did. */
+	bool egress;               /* an allow-list was asked for */
+	bool egress_attached;      /* the proxy served the run's namespace */
+	char **allow_hosts;
+	size_t nallow_hosts;
+	uint64_t egress_allowed, egress_denied, egress_failed, egress_dropped;
 	char run_id[CORDON_RUN_ID_LEN + 1];
 };
 

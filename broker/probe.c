@@ -195,6 +195,11 @@ local_facts(struct facts *st)
 	emit(st, "seccomp", v);
 	probe_landlock(st);
 	probe_cgroup(st);
+	/* What --allow-host gets on each backend (gate.c refuses the rest). */
+	emit(st, "egress", "linux-ns: the run's own net namespace, loopback "
+	    "only, and the broker's proxy at 127.0.0.1:3128 inside it; "
+	    "landlock: refused (connect limited by port, not address); "
+	    "floor: refused (no network boundary)");
 }
 
 

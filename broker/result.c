@@ -24,6 +24,9 @@ cordon_result_clear(struct cordon_result *r)
 	free(r->backend_reason);
 	free(r->workdir);
 	free(r->error);
+	for (i = 0; r->allow_hosts != NULL && i < r->nallow_hosts; i++)
+		free(r->allow_hosts[i]);
+	free(r->allow_hosts);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -282,6 +285,43 @@ json_record(const struct cordon_result *r, struct cordon_json *j)
 		cordon_json_null(j);
 }
 
+/*
+ * "egress": null without --allow-host; else the patterns, what enforced
+ * them, and what the proxy counted (broker/proxy.c).
+ */
+static void
+json_egress(const struct cordon_result *r, struct cordon_json *j)
+{
+	const struct { const char *key; uint64_t n; } counts[] = {
+		{ "allowed", r->egress_allowed },
+		{ "denied", r->egress_denied },
+		{ "failed", r->egress_failed },
+		{ "dropped", r->egress_dropped },
+	};
+	size_t i;
+
+	cordon_json_key(j, "egress");
+	if (!r->egress) {
+		cordon_json_null(j);
+		return;
+	}
+	cordon_json_obj_begin(j);
+	cordon_json_key(j, "allow_hosts");
+	cordon_json_arr_begin(j);
+	for (i = 0; i < r->nallow_hosts; i++)
+		cordon_json_str(j, r->allow_hosts[i]);
+	cordon_json_arr_end(j);
+	cordon_json_key(j, "mechanism");
+	cordon_json_str(j, r->egress_attached ? "linux-ns: the run's own "
+	    "network namespace, loopback only; the broker's proxy on "
+	    "127.0.0.1:3128 inside it (HTTP CONNECT, http://, SOCKS5)" : NULL);
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		cordon_json_key(j, counts[i].key);
+		cordon_json_u64(j, counts[i].n);
+	}
+	cordon_json_obj_end(j);
+}
+
 /* The record's fields, always in this order. */
 void
 cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
@@ -289,6 +329,7 @@ cordon_result_json_fields(const struct cordon_result *r, struct cordon_json *j)
 	json_outcome(r, j);
 	json_limits(r, j);
 	json_applied(r, j);
+	json_egress(r, j);
 	json_record(r, j);
 }
 

@@ -32,6 +32,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@
 #include "env.h"
 #include "gc.h"
 #include "internal.h"
+#include "proxy.h"
 #include "trace.h"
 #include "wire.h"
 
@@ -150,7 +152,8 @@ collect_env(const cordon_config *cfg, char ***out, uint32_t *n,
 
 	for (i = 0; environ != NULL && environ[i] != NULL; i++)
 		ne++;
-	if ((v = calloc(ne + cfg->nkeep + cfg->nenv + 1, sizeof(*v))) == NULL)
+	if ((v = calloc(ne + cfg->nkeep + cfg->nenv + CORDON_PROXY_NENV + 1,
+	    sizeof(*v))) == NULL)
 		return -CORDON_E_NOMEM;
 	for (i = 0; i < ne; i++) {
 		if (k >= CORDON_MAX_ENVC)
@@ -180,7 +183,11 @@ collect_env(const cordon_config *cfg, char ***out, uint32_t *n,
 		v[k++] = environ[i];
 	}
 	for (j = 0; j < cfg->nenv; j++)
-		v[k++] = cfg->env[j];
+		if (cfg->nallow_hosts == 0 || !cordon_env_is_proxy(cfg->env[j]))
+			v[k++] = cfg->env[j];
+	/* --allow-host: the proxy's variables, and no one else's. */
+	for (j = 0; cfg->nallow_hosts != 0 && cordon_proxy_env[j] != NULL; j++)
+		v[k++] = (char *)(uintptr_t)cordon_proxy_env[j];
 	if (k > CORDON_MAX_ENVC) {
 		free(v);
 		return -CORDON_E_TOOLONG;
@@ -525,14 +532,22 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
  */
 static bool
 on_message(struct follow_state *fs, struct cordon_result *r,
-    struct pending *p, int sock, const cordon_config *cfg, const char *base)
+    struct pending *p, int sock, const cordon_config *cfg, const char *base,
+    struct cordon_proxy *px)
 {
 	struct cordon_msg go = { .type = CORDON_MSG_GO };
 	struct cordon_msg m;
 	bool over = false;
-	int err;
+	int err, fd = -1;
 
-	if ((err = cordon_msg_recv(sock, &m)) < 0) {
+	/* An fd only on EGRESS, and EGRESS only when we asked (proxy.c). */
+	if ((err = cordon_msg_recv_fd(sock, &m, &fd)) == 0 &&
+	    m.type == CORDON_MSG_EGRESS) {
+		cordon_msg_clear(&m);
+		if ((err = cordon_proxy_attach(px, fd)) == 0)
+			return false;
+	}
+	if (err < 0) {
 		if (err != -CORDON_E_EOF)
 			pending_add(p, "error", xfmt("malformed message from the "
 			    "helper: %s", cordon_strerror(err)));
@@ -565,7 +580,7 @@ on_message(struct follow_state *fs, struct cordon_result *r,
 static void
 follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
     int sock, pid_t helper, const cordon_config *cfg, const char *base,
-    int64_t deadline_ms)
+    int64_t deadline_ms, struct cordon_proxy *px)
 {
 	int cancel_fd = cfg->cancel_fd;
 	struct pollfd pfd[2];
@@ -606,7 +621,7 @@ follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 		if (pfd[0].revents == 0)
 			continue;
 		t0 = mono_ms();
-		over = on_message(fs, r, p, sock, cfg, base);
+		over = on_message(fs, r, p, sock, cfg, base, px);
 		/* Copying is not the helper's time: the watchdog waits longer. */
 		deadline_ms += mono_ms() - t0;
 	}
@@ -665,6 +680,7 @@ struct launch {
 	const char *base, *helper;
 	char **envp;
 	uint32_t envc, env_explicit, require;
+	struct cordon_proxy *proxy;       /* --allow-host, else NULL */
 };
 
 /* The helper of one run, started and sent the request. */
@@ -732,7 +748,8 @@ supervise(struct follow_state *fs, const struct launch *l,
 	int status;
 
 	follow(fs, r, p, h->sock, h->pid, cfg, l->base, mono_ms() +
-	    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS);
+	    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS,
+	    l->proxy);
 	/* Closing our end tells a helper still running to stop. */
 	close(h->sock);
 	status = cordon_wait_helper(h->pid);
@@ -777,7 +794,8 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	    (err = path_or_default(cfg->workdir_base,
 	    cordon_default_workdir_base, &base)) < 0 ||
 	    (err = cordon_helper_path(&helper)) < 0 ||
-	    (err = collect_env(cfg, &envp, &l.envc, &l.env_explicit)) < 0)
+	    (err = collect_env(cfg, &envp, &l.envc, &l.env_explicit)) < 0 ||
+	    (err = cordon_proxy_new(cfg, &l.proxy)) < 0)
 		goto out;
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		err = -CORDON_E_NOMEM;
@@ -815,6 +833,9 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	/* A helper that failed before CREATED: its run is recorded now. */
 	if (!fs.committed && (err = cordon_trace_begin(t, r)) < 0)
 		goto out;
+	/* Stopped, joined and closed on every path; its events recorded. */
+	cordon_proxy_end(l.proxy, t, r);
+	l.proxy = NULL;
 	if (r->outcome == 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		set_error(r, "the run ended without a result");
@@ -827,6 +848,7 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	err = 0;
 out:
 	abandon(&h);
+	cordon_proxy_end(l.proxy, NULL, NULL);
 	pending_clear(&p);
 	if (r != NULL)
 		cordon_result_free(r);

@@ -74,7 +74,12 @@ struct cordon_limits {
  * and for copy-out after EXIT before the teardown. */
 #define CORDON_REQ_COPY_IN 0x2U
 #define CORDON_REQ_COPY_OUT 0x4U
-#define CORDON_REQ_FLAGS_ALL 0x7U
+/* An egress allow-list (linux-ns, without NETWORK): the init makes a TCP
+ * listener on 127.0.0.1:CORDON_EGRESS_PORT inside the run's own net
+ * namespace and the helper hands it to the broker (EGRESS, wire.h). */
+#define CORDON_REQ_EGRESS 0x8U
+#define CORDON_REQ_FLAGS_ALL 0xfU
+#define CORDON_EGRESS_PORT 3128
 
 bool cordon_run_id_valid(const char *id);
 int cordon_limits_check(const struct cordon_limits *l);

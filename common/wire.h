@@ -19,7 +19,11 @@
  * FACT messages and then BACKEND (what auto would pick, or the backend
  * asked for) or ERROR.  GC is no longer sent: the broker reclaims dead
  * runs itself (broker/gc.c), and a helper refuses it as any type it does
- * not expect.  Its encoding stays in the broker's half (wire_broker.c),
+ * not expect.  With CORDON_REQ_EGRESS the helper sends EGRESS between
+ * BACKEND and CREATED, carrying one fd (SCM_RIGHTS): the listener the
+ * run's init made in the sandbox's net namespace.  It is the only message
+ * that may carry an fd, in the helper -> broker direction only
+ * (cordon_msg_recv_fd); the helper's own receive refuses every fd.  Its encoding stays in the broker's half (wire_broker.c),
  * so one from an older broker is recognised, and refused, for what it is.
  *
  * Decoding is strict: an unknown version or type, a field out of range, a
@@ -65,6 +69,7 @@ enum cordon_msg_type {
 	CORDON_MSG_ERROR = 21,
 	CORDON_MSG_FACT = 22,    /* one probe finding: key, value */
 	CORDON_MSG_WORKDIR = 23, /* retired: CREATED carries the workdir */
+	CORDON_MSG_EGRESS = 24,  /* port (u16) + the listener's fd */
 };
 
 #define CORDON_MAX_FACT_KEY 64U
@@ -146,6 +151,7 @@ struct cordon_msg {
 		struct cordon_msg_error error;
 		struct cordon_msg_fact fact;
 		uint8_t probe_backend;      /* PROBE */
+		uint16_t egress_port;       /* EGRESS: CORDON_EGRESS_PORT */
 	} u;
 };
 
@@ -160,6 +166,22 @@ int cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m);
 int cordon_msg_send(int fd, const struct cordon_msg *m);
 /* Any message of either direction (wire_broker.c; not in the helper). */
 int cordon_msg_recv(int fd, struct cordon_msg *m);
+/*
+ * The same, taking at most one passed fd into *passed (-1 if none): only
+ * on an EGRESS message, which must carry exactly one.  An fd on any other
+ * type, more than one, or an EGRESS without one: closed, -CORDON_E_PROTO.
+ */
+int cordon_msg_recv_fd(int fd, struct cordon_msg *m, int *passed);
+/* Sends m with passfd attached (SCM_RIGHTS): the helper's EGRESS. */
+int cordon_msg_send_fd(int fd, const struct cordon_msg *m, int passfd);
+/*
+ * Raw fd passing on a socket (wire.c): len bytes with passfd attached
+ * (unless -1), and one byte with at most one fd taken into *passed (-1 if
+ * none; anything more is closed and refused).  The linux-ns init hands
+ * the helper its egress listener this way (helper/ns.c).
+ */
+int cordon_send_with_fd(int sock, const void *buf, size_t len, int passfd);
+int cordon_recv_byte_fd(int sock, char *c, int *passed);
 
 /* The bit of a message type in an allowed set. */
 #define CORDON_MSG_BIT(t) (1U << (t))
@@ -183,6 +205,14 @@ typedef int (*cordon_wire_decoder)(const uint8_t *frame, size_t len,
  */
 int cordon_wire_recv(int fd, cordon_wire_decoder decode, uint32_t allowed,
     struct cordon_msg *m);
+/*
+ * The same, and with passed != NULL a single SCM_RIGHTS fd is taken into
+ * *passed (-1 if none came); anything else in the control data is an
+ * error, with whatever fds arrived closed.  With passed NULL no control
+ * buffer is given: the kernel discards any fd and the message is refused.
+ */
+int cordon_wire_recv_fd(int fd, cordon_wire_decoder decode, uint32_t allowed,
+    struct cordon_msg *m, int *passed);
 /* Reads the header into *type: -CORDON_E_VERSION for another version. */
 int cordon_wire_header(struct cordon_buf *b, const uint8_t *frame,
     size_t len, uint16_t *type);

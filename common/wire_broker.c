@@ -1,7 +1,7 @@
 /*
  * wire_broker.c - decoders of the messages the broker receives (helper ->
  * broker: BACKEND, CREATED, CAP_HIT, EXIT, TEARDOWN, ERROR, FACT,
- * WORKDIR; and GC, which no helper accepts any more), and
+ * WORKDIR, EGRESS (with its fd: cordon_msg_recv_fd); and GC, which no helper accepts any more), and
  * cordon_msg_decode / cordon_msg_recv, which read a message of either
  * direction.  cordon-helper does not link this file: what it receives is
  * decoded by wire_helper.c alone.
@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "wire.h"
 
@@ -121,6 +122,11 @@ decode_body(struct cordon_buf *b, struct cordon_msg *m)
 		TRY(cordon_buf_get_cstring(b, &m->u.error.message,
 		    CORDON_MAX_TEXT_LEN));
 		break;
+	case CORDON_MSG_EGRESS:
+		TRY(cordon_buf_get_u16(b, &m->u.egress_port));
+		if (m->u.egress_port != CORDON_EGRESS_PORT)
+			r = -CORDON_E_RANGE;
+		break;
 	case CORDON_MSG_FACT:
 		TRY(cordon_buf_get_cstring(b, &m->u.fact.key,
 		    CORDON_MAX_FACT_KEY));
@@ -164,4 +170,20 @@ int
 cordon_msg_recv(int fd, struct cordon_msg *m)
 {
 	return cordon_wire_recv(fd, decode_any, 0, m);
+}
+
+int
+cordon_msg_recv_fd(int fd, struct cordon_msg *m, int *passed)
+{
+	int r = cordon_wire_recv_fd(fd, decode_any, 0, m, passed);
+
+	/* An fd is taken on EGRESS alone, and EGRESS never comes without. */
+	if (r == 0 && (m->type == CORDON_MSG_EGRESS) != (*passed >= 0)) {
+		if (*passed >= 0)
+			(void)close(*passed);
+		*passed = -1;
+		cordon_msg_clear(m);
+		r = -CORDON_E_PROTO;
+	}
+	return r;
 }

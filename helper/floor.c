@@ -68,7 +68,7 @@ floor_spawn(const struct request *req, const struct workdir *wd,
 	int pfd[2], r;
 
 	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1,
-		.gate_fd = -1 };
+		.gate_fd = -1, .egress_fd = -1 };
 	if (spawn_check_limits(req, err, errsz) < 0)
 		return -1;
 	/*

@@ -25,12 +25,16 @@
  *            (or PROBE, answered with FACT* then BACKEND or ERROR), each
  *            type checked against the one expected before its body is
  *            decoded; anything else (GC included) is fatal;
- *            helper -> broker BACKEND, CREATED, [CAP_HIT], EXIT, TEARDOWN,
- *            or ERROR then TEARDOWN.  CREATED is sent with the payload
- *            built and held before its execve, and the helper waits for
- *            GO (the broker has committed the run to its trace).  EOF from
- *            the broker at any time means it is gone: the run is killed
- *            and torn down.
+ *            helper -> broker BACKEND, [EGRESS], CREATED, [CAP_HIT], EXIT,
+ *            TEARDOWN, or ERROR then TEARDOWN.  CREATED is sent with the
+ *            payload built and held before its execve, and the helper
+ *            waits for GO (the broker has committed the run to its trace).
+ *            EOF from the broker at any time means it is gone: the run is
+ *            killed and torn down.  EGRESS (--allow-host, linux-ns only)
+ *            carries one fd, the listener the init made in the run's net
+ *            namespace (ns.c egress_listener says why that is safe); the
+ *            helper forwards it unread.  Its own receive still refuses
+ *            every fd.
  *   fds 0-2  passed through to the payload untouched - unless the
  *            output is capped: then stdout and stderr of the payload are
  *            pipes that the monitor copies to the helper's own fds 1 and
@@ -375,6 +379,13 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 		return -1;
 	}
 	require_check(req, b, ll.abi);
+	/* The allow-list's bridge is a listener in the run's net namespace. */
+	if ((req->flags & CORDON_REQ_EGRESS) != 0 &&
+	    b != CORDON_BACKEND_LINUX_NS) {
+		(void)fmt(err, errsz, "--allow-host needs the linux-ns backend, "
+		    "which has a network namespace of its own (%s)", reason);
+		return -1;
+	}
 	if (b != CORDON_BACKEND_LINUX_NS)
 		priv_drop(); /* the floor and landlock need no privilege */
 	/* Only linux-ns can move a path; Landlock can open it where it is. */
@@ -496,7 +507,8 @@ admit(struct request *req)
 	 * added to the request's.
 	 */
 	if (cordon_policy_enforce(&req->limits, (req->flags &
-	    CORDON_REQ_NETWORK) != 0, &req->require, err, sizeof(err)) < 0)
+	    (CORDON_REQ_NETWORK | CORDON_REQ_EGRESS)) != 0, &req->require,
+	    err, sizeof(err)) < 0)
 		die("%s", err);
 	/* Nothing is created for a run no backend asked for could satisfy. */
 	require_check(req, req->backend == CORDON_BACKEND_AUTO ?
@@ -548,6 +560,16 @@ launch(struct request *req, struct spawn *sp)
 	sp->wd_fd = st.wd.fd;
 	send_msg(&m);
 	st.backend = cordon_backend_name(m.u.backend.backend);
+	if (sp->egress_fd >= 0) {
+		/* Forwarded, not read: the broker's proxy accepts on it. */
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_EGRESS;
+		m.u.egress_port = CORDON_EGRESS_PORT;
+		if (cordon_msg_send_fd(st.sock, &m, sp->egress_fd) < 0)
+			die("cannot hand the egress listener to the broker");
+		close(sp->egress_fd);
+		sp->egress_fd = -1;
+	}
 
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_CREATED;
@@ -573,7 +595,7 @@ main(int argc, char **argv)
 	struct monitor_result res;
 	struct request req;
 	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1,
-		.gate_fd = -1 };
+		.gate_fd = -1, .egress_fd = -1 };
 	uint64_t start;
 	int sigfd;
 

@@ -123,6 +123,8 @@ struct spawn {
 	int wd_fd;          /* the workdir, measured for the disk cap */
 	int gate_fd;        /* the payload held before execve, or -1 (GO) */
 	bool chown_nobody;  /* linux-ns as root: the payload runs as nobody */
+	int egress_fd;      /* linux-ns with CORDON_REQ_EGRESS: the listener
+	                       made in the run's net namespace, for the broker */
 };
 
 /*
@@ -139,6 +141,7 @@ enum spawn_stage {
 	SPAWN_WORKDIR, SPAWN_ROOT, SPAWN_PROC, SPAWN_TMP, SPAWN_DEV,
 	SPAWN_DEVPTS, SPAWN_PIVOT, SPAWN_HOSTNAME, SPAWN_LOOPBACK, SPAWN_FORK,
 	SPAWN_CAPS, SPAWN_SECCOMP, SPAWN_LANDLOCK, SPAWN_BIND, SPAWN_READY,
+	SPAWN_EGRESS,
 	SPAWN_MAX_
 };
 

@@ -69,6 +69,8 @@ take_request(struct cordon_msg *m, struct request *req)
 	if (!id_fits || !cordon_run_id_valid(req->run_id))
 		die("malformed run id");
 	if ((req->flags & ~CORDON_REQ_FLAGS_ALL) != 0 ||
+	    (req->flags & (CORDON_REQ_EGRESS | CORDON_REQ_NETWORK)) ==
+	    (CORDON_REQ_EGRESS | CORDON_REQ_NETWORK) ||
 	    req->backend >= CORDON_BACKEND_MAX_ ||
 	    cordon_limits_check(&req->limits) != 0 ||
 	    req->argc < 1 || req->argc > CORDON_MAX_ARGC ||

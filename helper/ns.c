@@ -63,6 +63,7 @@
  *   close_all_but    none (fds only)
  *   sethostname      SYS_ADMIN, of the run's own uts namespace
  *   loopback_up      NET_ADMIN, of the run's own net namespace
+ *   egress_listener  none (socket, bind above 1023, listen; one fd sent)
  *   unshare(CLONE_NEWUSER), write_maps  none (as any user may)
  *   nproc_is_per_ns  none (test forks, counted in the new user namespace)
  *   priv_init_caps(false)  lowers the effective set to SETPCAP alone
@@ -78,6 +79,7 @@
 
 #include <grp.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <sys/capability.h>
 #include <sys/ioctl.h>
@@ -812,12 +814,48 @@ wait_payload(pid_t pid, rlim_t past)
 }
 
 /*
+ * The egress bridge (CORDON_REQ_EGRESS): a TCP listener on
+ * 127.0.0.1:CORDON_EGRESS_PORT made here, in the run's own new net
+ * namespace, and sent to the helper on the sync socket (SCM_RIGHTS); the
+ * helper passes it on to the broker, whose unprivileged proxy accepts
+ * on it.  Uses no capability (the port is above 1023; socket, bind and
+ * listen as any user).  Why it is safe: the socket belongs to the
+ * sandbox's namespace, whose only interface is lo, so its holder can
+ * only accept connections the payload makes, and the payload can only
+ * send bytes to the broker's proxy - which parses them unprivileged, and
+ * connects out with the invoker's rights.  The helper forwards the fd
+ * and parses nothing.  No SO_REUSEPORT: nothing inside can bind the port
+ * beside it and take its connections.  The init keeps no copy, so the
+ * payload never inherits one.
+ */
+static int
+egress_listener(int syncfd)
+{
+	struct sockaddr_in a;
+	int s, r = -1;
+
+	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons(CORDON_EGRESS_PORT);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    listen(s, SOMAXCONN) == 0 &&
+	    cordon_send_with_fd(syncfd, "l", 1, s) == 0)
+		r = 0;
+	close(s);
+	close(syncfd);
+	return r;
+}
+
+/*
  * pid 1: set up, fork the payload, wait, report, exit.  Signals stay
  * blocked as the helper left them; it needs none.
  */
 static void NORETURN
 init(const struct request *req, const struct workdir *wd,
-    const struct ns_ids *ids, int errfd, int statusfd)
+    const struct ns_ids *ids, int errfd, int statusfd, int syncfd)
 {
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	bool nproc_ns = false, userns = false, watch;
@@ -831,12 +869,14 @@ init(const struct request *req, const struct workdir *wd,
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		spawn_fail(errfd, SPAWN_IDS);
 	build_root(req, &src, ids->setuid, errfd);
+	if (!network && loopback_up() < 0)
+		spawn_fail(errfd, SPAWN_LOOPBACK);
+	if (syncfd >= 0 && egress_listener(syncfd) < 0)
+		spawn_fail(errfd, SPAWN_EGRESS);
 	/* Nothing of the helper's (socket, workdir fds) stays in here. */
 	close_all_but(errfd, statusfd);
 	if (sethostname("cordon", 6) < 0)
 		spawn_fail(errfd, SPAWN_HOSTNAME);
-	if (!network && loopback_up() < 0)
-		spawn_fail(errfd, SPAWN_LOOPBACK);
 	/*
 	 * Setuid mode, once the root is built: a user namespace of the
 	 * invoker's own (mapping only their uid and gid) between the payload
@@ -989,6 +1029,8 @@ struct init_args {
 	const struct workdir *wd;
 	const struct ns_ids *ids;
 	int ep[2], stp[2];   /* error and status pipes ({ -1, -1 } at first) */
+	bool keep_sync;      /* egress: the sync socket stays open past "g" */
+	int sync[2];         /* then: [0] the child's end, [1] the helper's */
 };
 
 /*
@@ -1054,7 +1096,10 @@ ns_start(int flags, void (*fn)(struct init_args *), struct init_args *a,
 		    write(sync[0], "r", 1) != 1 ||
 		    read(sync[0], &c, 1) != 1 || prctl(PR_SET_DUMPABLE, 0) < 0)
 			_exit(126); /* the helper died or gave up */
-		close(sync[0]);
+		if (a->keep_sync)
+			a->sync[0] = sync[0];
+		else
+			close(sync[0]);
 		fn(a);
 		_exit(126);
 	}
@@ -1065,7 +1110,10 @@ ns_start(int flags, void (*fn)(struct init_args *), struct init_args *a,
 		r = ERR("cannot write the uid/gid maps: %s", strerror(errno));
 	else if (write(sync[1], "g", 1) != 1)
 		r = ERR("the namespace child died: %s", strerror(errno));
-	close(sync[1]);
+	if (r == 0 && a->keep_sync)
+		a->sync[1] = sync[1];
+	else
+		close(sync[1]);
 	close(a->ep[1]);
 	close(a->stp[1]);
 	a->ep[1] = a->stp[1] = -1;
@@ -1079,7 +1127,33 @@ ns_start(int flags, void (*fn)(struct init_args *), struct init_args *a,
 static void
 run_init(struct init_args *a)
 {
-	init(a->req, a->wd, a->ids, a->ep[1], a->stp[1]);
+	init(a->req, a->wd, a->ids, a->ep[1], a->stp[1], a->sync[0]);
+}
+
+/*
+ * The init's egress listener, from the sync socket into sp->egress_fd.
+ * The helper reads one byte and at most one fd (cordon_recv_byte_fd
+ * closes and refuses anything more) and checks, from the kernel, that
+ * the fd is a listening TCP socket; it parses nothing else.  It came
+ * before the payload's execve (the init sent it before the fork).
+ */
+static int
+egress_take(int sock, struct spawn *sp, char *err, size_t errsz)
+{
+	int fd = -1, v = 0, t = 0;
+	socklen_t len = sizeof(v), tlen = sizeof(t);
+	char c = 0;
+
+	if (cordon_recv_byte_fd(sock, &c, &fd) < 0 || fd < 0 || c != 'l' ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &t, &tlen) < 0 ||
+	    v != 1 || t != IPPROTO_TCP) {
+		if (fd >= 0)
+			close(fd);
+		return ERR("the init sent no egress listener");
+	}
+	sp->egress_fd = fd;
+	return 0;
 }
 
 static int
@@ -1108,12 +1182,13 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 {
 	struct ns_ids ids;
 	struct init_args a = { .req = req, .wd = wd, .ids = &ids,
-		.ep = { -1, -1 }, .stp = { -1, -1 } };
+		.ep = { -1, -1 }, .stp = { -1, -1 }, .sync = { -1, -1 },
+		.keep_sync = (req->flags & CORDON_REQ_EGRESS) != 0 };
 	int flags = NS_FLAGS, r = -1;
 	pid_t pid;
 
 	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1,
-		.gate_fd = -1 };
+		.gate_fd = -1, .egress_fd = -1 };
 	choose_ids(&ids);
 	sp->chown_nobody = ids.drop_groups;
 	/*
@@ -1140,6 +1215,8 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 		goto fail;
 	}
 	sp->nproc_init = r != 0;
+	if (a.keep_sync && egress_take(a.sync[1], sp, err, errsz) < 0)
+		goto fail;
 	sp->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	sp->status_fd = a.stp[0];
 	sp->gate_fd = a.ep[0];
@@ -1153,6 +1230,8 @@ fail:
 	r = -1;
 out:
 	close_pipes(a.ep, a.stp);
+	if (a.sync[1] >= 0)
+		close(a.sync[1]);
 	return r;
 }
 

@@ -40,6 +40,7 @@ static const char *const stage_names[SPAWN_MAX_] = {
 	[SPAWN_LANDLOCK] = "entering the Landlock domain",
 	[SPAWN_BIND] = "mounting the --ro-bind paths",
 	[SPAWN_READY] = "waiting for the broker's go",
+	[SPAWN_EGRESS] = "making the egress proxy's listener",
 };
 
 void

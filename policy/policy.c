@@ -54,6 +54,7 @@ const struct key cordon_policy_keys[] = {
 	{ "network_groups", SEC_POLICY, V_GROUPS, 1, false },
 	{ "require", SEC_POLICY, V_REQUIRE, 0, false },
 	{ "cgroup_parent", SEC_POLICY, V_CGROUP, 0, false },
+	{ "allow_hosts_max", SEC_CEILINGS, V_HOSTS, 0, false },
 	{ "cpu", SEC_PROFILE, V_DURATION, CORDON_CAP_CPU, false },
 	{ "wall", SEC_PROFILE, V_DURATION, CORDON_CAP_WALL, false },
 	{ "memory", SEC_PROFILE, V_SIZE, CORDON_CAP_MEMORY, false },
@@ -64,6 +65,7 @@ const struct key cordon_policy_keys[] = {
 	{ "require", SEC_PROFILE, V_REQUIRE, 0, false },
 	{ "env", SEC_PROFILE, V_ENV, 0, true },
 	{ "keep_env", SEC_PROFILE, V_KEEP_ENV, 0, true },
+	{ "allow_hosts", SEC_PROFILE, V_HOSTS, 0, true },
 };
 
 _Static_assert(sizeof(cordon_policy_keys) / sizeof(cordon_policy_keys[0]) ==
@@ -364,6 +366,14 @@ set_key(struct ctx *c, const struct key *k, const char *v)
 			return fail(c, "cgroup_parent: '%s' is not a clean absolute "
 			    "path", v);
 		memcpy(c->pol->cgroup_parent, v, strlen(v) + 1);
+		return 0;
+	case V_HOSTS:
+		/* Kept as text: the broker's gate parses and applies it. */
+		if (strlen(v) >= sizeof(c->pol->allow_hosts_max))
+			return fail(c, "%s: longer than %zu bytes", k->name,
+			    sizeof(c->pol->allow_hosts_max) - 1);
+		memcpy(c->pol->allow_hosts_max, v, strlen(v) + 1);
+		c->pol->allow_hosts_max_set = true;
 		return 0;
 	default:
 		break;

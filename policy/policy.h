@@ -58,6 +58,13 @@ struct cordon_policy {
 	struct cordon_groups network;       /* network_groups (default "*") */
 	uint32_t require;                   /* bit (1 << cap) per control */
 	char cgroup_parent[CORDON_MAX_PATH_LEN + 1]; /* reserved, stored only */
+	/*
+	 * allow_hosts_max: the --allow-host patterns a run may ask for,
+	 * comma-separated, as written (the broker's gate applies it; the
+	 * helper never sees a pattern).  Not set: any pattern.
+	 */
+	char allow_hosts_max[CORDON_MAX_TEXT_LEN];
+	bool allow_hosts_max_set;
 };
 
 struct cordon_profile {
@@ -71,6 +78,8 @@ struct cordon_profile {
 	size_t nenv;
 	char **keep_env;                    /* "KEY" */
 	size_t nkeep;
+	char **allow_hosts;                 /* allow_hosts =, one per entry */
+	size_t nallow_hosts;
 };
 
 /* Defaults: no ceilings, everyone allowed, network for everyone. */

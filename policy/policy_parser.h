@@ -16,7 +16,7 @@ enum section { SEC_NONE, SEC_CEILINGS, SEC_POLICY, SEC_PROFILE, SEC_MAX_ };
 
 enum vtype {
 	V_DURATION, V_SIZE, V_COUNT, V_BOOL, V_BACKEND, V_GROUPS, V_REQUIRE,
-	V_CGROUP, V_ENV, V_KEEP_ENV,
+	V_CGROUP, V_ENV, V_KEEP_ENV, V_HOSTS,
 };
 
 struct key {
@@ -28,7 +28,7 @@ struct key {
 };
 
 /* Every key of every section (policy.c), so each is known to both. */
-#define CORDON_POLICY_NKEYS 19U
+#define CORDON_POLICY_NKEYS 21U
 extern const struct key cordon_policy_keys[CORDON_POLICY_NKEYS];
 
 struct ctx;

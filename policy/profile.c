@@ -34,8 +34,11 @@ cordon_profile_free(struct cordon_profile *prof)
 		free(prof->env[i]);
 	for (i = 0; i < prof->nkeep; i++)
 		free(prof->keep_env[i]);
+	for (i = 0; i < prof->nallow_hosts; i++)
+		free(prof->allow_hosts[i]);
 	free(prof->env);
 	free(prof->keep_env);
+	free(prof->allow_hosts);
 	cordon_profile_init(prof);
 }
 
@@ -140,6 +143,13 @@ profile_key(struct ctx *c, const struct key *k, const char *v)
 		if (list_has_key(pf->keep_env, pf->nkeep, v))
 			return fail(c, "keep_env: %s is given twice", v);
 		return list_add(c, &pf->keep_env, &pf->nkeep, v, k->name);
+	case V_HOSTS:
+		/* One pattern per entry; the broker checks its syntax. */
+		if (strpbrk(v, " \t,") != NULL)
+			return fail(c, "allow_hosts: '%s' is not one pattern (give "
+			    "one per allow_hosts line)", v);
+		return list_add(c, &pf->allow_hosts, &pf->nallow_hosts, v,
+		    k->name);
 	default:
 		break;
 	}

@@ -10,6 +10,14 @@
  *           files N (N empty files in cwd, 1,000 per directory)
  *           threads N S (N more threads, all kept S seconds; prints how
  *           many it got)
+ *           proxy connect|socks|http HOST PORT [PATH] (through the proxy
+ *           $http_proxy names: prints its answer and what came back)
+ *           flood N HOST PORT (N half-open connections to the proxy
+ *           held, then one CONNECT through it; prints how many it made)
+ *           slowloris HOST PORT (a request a byte at a time, until the
+ *           proxy cuts it; then one CONNECT)
+ *           fetch direct|connect HOST PORT (reads to EOF, directly from
+ *           IPv4 HOST or through the proxy; prints bytes and seconds)
  */
 #include "config.h"
 
@@ -118,6 +126,207 @@ static void do_spin(const char *a) { spin(atof(a)); }
 static void do_alloc(const char *a) { touch_alloc((size_t)atol(a), 0); pause(); }
 static void do_sleep(const char *a) { (void)a; pause(); }
 
+/* A connection to the proxy $http_proxy names (http://127.0.0.1:PORT). */
+static int
+proxy_fd(void)
+{
+	const char *v = getenv("http_proxy"), *c;
+	struct sockaddr_in sin;
+	int fd;
+
+	if (v == NULL || (c = strrchr(v, ':')) == NULL)
+		return -1;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)atoi(c + 1));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+put_all(int fd, const void *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0 && (w = write(fd, p, n)) > 0) {
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+}
+
+/* Copies what fd says to stdout until EOF (or 5 s of silence). */
+static void
+drain(int fd)
+{
+	struct timeval tv = { 5, 0 };
+	char buf[4096];
+	ssize_t n;
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	fflush(stdout);
+}
+
+/* One request through the proxy: mode connect, socks or http. */
+static int
+via_proxy(const char *mode, const char *host, const char *port,
+    const char *path)
+{
+	unsigned char req[600], rep[10];
+	struct in_addr ip;
+	size_t n, hl = strlen(host);
+	int fd = proxy_fd(), p = atoi(port);
+
+	if (fd < 0 || hl > 255) {
+		printf("proxy: cannot connect: %s\n", strerror(errno));
+		return 1;
+	}
+	if (strcmp(mode, "connect") == 0) {
+		n = (size_t)snprintf((char *)req, sizeof(req), "CONNECT %s:%s "
+		    "HTTP/1.1\r\nHost: %s:%s\r\n\r\n", host, port, host, port);
+		put_all(fd, req, n);
+	} else if (strcmp(mode, "http") == 0) {
+		n = (size_t)snprintf((char *)req, sizeof(req), "GET http://%s:%s%s "
+		    "HTTP/1.1\r\nHost: %s\r\n\r\n", host, port, path, host);
+		put_all(fd, req, n);
+	} else {
+		put_all(fd, "\x05\x01\x00", 3);
+		if (read(fd, rep, 2) != 2 || rep[1] != 0) {
+			printf("socks: no method\n");
+			return 1;
+		}
+		memcpy(req, "\x05\x01\x00", 3);
+		if (inet_pton(AF_INET, host, &ip) == 1) {
+			req[3] = 1;
+			memcpy(req + 4, &ip, 4);
+			n = 8;
+		} else {
+			req[3] = 3;
+			req[4] = (unsigned char)hl;
+			memcpy(req + 5, host, hl);
+			n = 5 + hl;
+		}
+		req[n++] = (unsigned char)(p >> 8);
+		req[n++] = (unsigned char)p;
+		put_all(fd, req, n);
+		if (read(fd, rep, 10) != 10) {
+			printf("socks: no reply\n");
+			return 1;
+		}
+		printf("socks reply %d\n", rep[1]);
+	}
+	drain(fd);
+	close(fd);
+	return 0;
+}
+
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Everything HOST:PORT sends, counted and timed (the bench's row). */
+static int
+fetch(const char *mode, const char *host, const char *port)
+{
+	static char buf[1 << 16];
+	struct sockaddr_in sin;
+	unsigned long long total = 0;
+	char req[600], *e;
+	double t0 = mono_now();
+	ssize_t n;
+	int fd, len, head = 0;
+
+	if (strcmp(mode, "direct") == 0) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)atoi(port));
+		if (inet_pton(AF_INET, host, &sin.sin_addr) != 1 ||
+		    (fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+		    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+			return 1;
+	} else {
+		if ((fd = proxy_fd()) < 0)
+			return 1;
+		len = snprintf(req, sizeof(req), "CONNECT %s:%s HTTP/1.1\r\n\r\n",
+		    host, port);
+		put_all(fd, req, (size_t)len);
+		head = 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (head) {
+			/* The proxy's answer comes first, in the first read. */
+			if ((e = memmem(buf, (size_t)n, "\r\n\r\n", 4)) == NULL)
+				return 1;
+			n -= e + 4 - buf;
+			head = 0;
+		}
+		total += (unsigned long long)n;
+	}
+	printf("bytes %llu seconds %.6f\n", total, mono_now() - t0);
+	return 0;
+}
+
+/* N connections to the proxy, each with half a request, held open. */
+static int
+flood(long n, const char *host, const char *port)
+{
+	long i, made = 0;
+	int fd, r;
+
+	for (i = 0; i < n; i++) {
+		if ((fd = proxy_fd()) < 0)
+			break;
+		put_all(fd, "CONNECT ", 8);
+		made++;
+	}
+	printf("half-open: %ld\n", made);
+	fflush(stdout);
+	r = via_proxy("connect", host, port, "");
+	return r;
+}
+
+/* A request a byte every 50 ms, until the proxy closes the connection. */
+static int
+slowloris(const char *host, const char *port)
+{
+	static const char req[] = "CONNECT slow.test:80 HTTP/1.1\r\n"
+	    "X-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "\r\n\r\n";
+	struct timespec ts = { 0, 50 * 1000000L };
+	char c;
+	size_t i;
+	int fd = proxy_fd();
+
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < sizeof(req) - 1; i++) {
+		if (send(fd, req + i, 1, MSG_NOSIGNAL) != 1 ||
+		    recv(fd, &c, 1, MSG_DONTWAIT) == 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	printf("slowloris: %s after %zu bytes\n", i < sizeof(req) - 1 ?
+	    "cut" : "not cut", i);
+	fflush(stdout);
+	close(fd);
+	return via_proxy("connect", host, port, "");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -217,6 +426,15 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (strcmp(mode, "proxy") == 0 && (argc == 5 || argc == 6))
+		return via_proxy(argv[2], argv[3], argv[4], argc == 6 ? argv[5] :
+		    "/");
+	if (strcmp(mode, "fetch") == 0 && argc == 5)
+		return fetch(argv[2], argv[3], argv[4]);
+	if (strcmp(mode, "flood") == 0 && argc == 5)
+		return flood(atol(argv[2]), argv[3], argv[4]);
+	if (strcmp(mode, "slowloris") == 0 && argc == 4)
+		return slowloris(argv[2], argv[3]);
 	if (strcmp(mode, "connect") == 0 && argc == 4) {
 		struct sockaddr_in sin;
 		int fd = socket(AF_INET, SOCK_STREAM, 0);

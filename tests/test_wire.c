@@ -1208,7 +1208,7 @@ END_TEST
 
 START_TEST(t_encode_refuses)
 {
-	static const uint16_t bad[] = { 0, 8, 15, 24, 0xffff };
+	static const uint16_t bad[] = { 0, 8, 15, 25, 0xffff };
 	struct cordon_msg m;
 	struct cordon_buf b;
 	size_t i;
@@ -1353,12 +1353,12 @@ static int
 known_type(unsigned t)
 {
 	return (t >= CORDON_MSG_REQUEST && t <= CORDON_MSG_GO) ||
-	    (t >= CORDON_MSG_BACKEND && t <= CORDON_MSG_WORKDIR);
+	    (t >= CORDON_MSG_BACKEND && t <= CORDON_MSG_EGRESS);
 }
 
 START_TEST(t_unknown_type)
 {
-	static const uint16_t bad[] = { 0, 8, 15, 24, 0xffff };
+	static const uint16_t bad[] = { 0, 8, 15, 25, 0xffff };
 	struct field f[MAXF];
 	struct cordon_msg m;
 	struct cordon_buf b;
@@ -1562,7 +1562,7 @@ END_TEST
 
 START_TEST(t_request_flags)
 {
-	static const uint32_t bad[] = { 0x8, 0xf, 0x80000000U, 0xfffffffeU,
+	static const uint32_t bad[] = { 0x10, 0x1f, 0x80000000U, 0xfffffffeU,
 	    0xffffffffU };
 	struct field f[MAXF];
 	size_t i;

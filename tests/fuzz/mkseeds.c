@@ -417,6 +417,46 @@ policy_seeds(void)
 	write_file("policy", "nul-in-line", "\2[profile]\ncpu = 1\0s\n", 21);
 }
 
+/* --- proxy: a reader byte (0 HTTP, 1 SOCKS5, 2 name), then bytes --- */
+
+static void
+proxy_seeds(void)
+{
+	static const struct { const char *text; size_t n; } t[] = {
+#define T(s) { s, sizeof(s) - 1 }
+		T("\0CONNECT a.example.com:443 HTTP/1.1\r\nHost: a\r\n\r\n"),
+		T("\0CONNECT [::1]:22 HTTP/1.1\r\n\r\n"),
+		T("\0CONNECT 10.0.0.1:8080 HTTP/1.0\r\n\r\nearly data"),
+		T("\0GET http://b.test:8080/x?y HTTP/1.1\r\nHost: b\r\n\r\n"),
+		T("\0GET http://b.test HTTP/1.1\r\n\r\n"),
+		T("\0GET http://u:p@b.test/ HTTP/1.1\r\n\r\n"),
+		T("\0GET https://b.test/ HTTP/1.1\r\n\r\n"),
+		T("\0CONNECT a.test HTTP/1.1\r\n\r\n"),
+		T("\0CONNECT a.test:443 HTTP/1.1\r\n"),
+		T("\0CONNECT a\rb:1 HTTP/1.1\r\n\r\n"),
+		T("\1\x05\x01\x00\x05\x01\x00\x03\x06a.test\x01\xbb"),
+		T("\1\x05\x02\x02\x00\x05\x01\x00\x01\xc0\x00\x02\x01\x00\x50"),
+		T("\1\x05\x01\x00\x05\x01\x00\x04"
+		    "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01\x00\x50"),
+		T("\1\x05\x01\x02"),
+		T("\1\x05\x01\x00\x05\x02\x00\x01\x01\x02\x03\x04\x00\x50"),
+		T("\1\x05\x01\x00\x05\x01\x00\x03\x00\x00\x50"),
+		T("\2A.Example.COM."),
+		T("\2xn--bcher-kva.example"),
+		T("\2b\xc3\xbc" "cher.example"),
+		T("\2a..b"),
+		T("\2."),
+#undef T
+	};
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(name, sizeof(name), "req-%02zu", i);
+		write_file("proxy", name, t[i].text, t[i].n);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -433,5 +473,6 @@ main(int argc, char **argv)
 	intake_seeds();
 	parse_seeds();
 	policy_seeds();
+	proxy_seeds();
 	return 0;
 }
