@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -320,6 +321,50 @@ on_request(struct cordon_proxy *px, struct conn *c)
 	c->deadline = now_ms() + px->head_ms;
 }
 
+/* Whether a header line (name: value) is one of the hop-by-hop names. */
+static bool
+hop_header(const char *line, size_t n)
+{
+	static const char *const names[] = { "connection", "keep-alive",
+	    "proxy-connection" };
+	size_t i, k;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		k = strlen(names[i]);
+		if (n > k && line[k] == ':' && strncasecmp(line, names[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A plain HTTP request's headers, as sent but for Connection, Keep-Alive
+ * and Proxy-Connection (and their folded continuation lines), then
+ * "Connection: close": one request per connection.  The host was checked
+ * for the first request only; a second one on a kept-alive connection
+ * could name another site served at the same address (a CDN's), so the
+ * server is told to close after the first and to read nothing more.
+ */
+static void
+queue_headers(struct conn *c, const char *h, size_t n)
+{
+	static const char close_[] = "Connection: close\r\n\r\n";
+	const char *end = h + n, *eol;
+	bool drop = false;
+
+	while (h < end) {
+		/* A bare LF ends a line too, for servers that take it so. */
+		eol = memchr(h, '\n', (size_t)(end - h));
+		eol = eol != NULL ? eol + 1 : end;
+		if (h[0] != ' ' && h[0] != '\t')
+			drop = hop_header(h, (size_t)(eol - h));
+		if (!drop)
+			queue(c, 0, h, (size_t)(eol - h));
+		h = eol;
+	}
+	queue(c, 0, close_, sizeof(close_) - 1);
+}
+
 /* Connected upstream: the client's answer, what is already read, relay. */
 static void
 on_connected(struct conn *c)
@@ -345,8 +390,11 @@ on_connected(struct conn *c)
 			queue(c, 0, "/", 1);
 		queue(c, 0, h + c->req.path_off, c->req.path_len);
 		queue(c, 0, " ", 1);
-		queue(c, 0, h + c->req.version_off, c->req.head_len -
+		queue(c, 0, h + c->req.version_off, c->req.line_end + 2 -
 		    c->req.version_off);
+		/* The headers between the request line and the blank line. */
+		queue_headers(c, h + c->req.line_end + 2, c->req.head_len -
+		    c->req.line_end - 4);
 		break;
 	}
 	queue(c, 0, c->head + c->req.head_len, rest);

@@ -193,8 +193,11 @@ via_proxy(const char *mode, const char *host, const char *port,
 		    "HTTP/1.1\r\nHost: %s:%s\r\n\r\n", host, port, host, port);
 		put_all(fd, req, n);
 	} else if (strcmp(mode, "http") == 0) {
+		/* Keep-alive asked for: the proxy must turn it into close. */
 		n = (size_t)snprintf((char *)req, sizeof(req), "GET http://%s:%s%s "
-		    "HTTP/1.1\r\nHost: %s\r\n\r\n", host, port, path, host);
+		    "HTTP/1.1\r\nHost: %s\r\nConnection: keep-alive\r\n"
+		    "Proxy-Connection: Keep-Alive\r\nKeep-Alive: 300\r\n\r\n",
+		    host, port, path, host);
 		put_all(fd, req, n);
 	} else {
 		put_all(fd, "\x05\x01\x00", 3);

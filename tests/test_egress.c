@@ -458,12 +458,14 @@ static pthread_t upstream_thread;
 
 /*
  * The upstream: to each connection, a banner, then the first line it
- * is sent (if any, within 300 ms), then EOF.
+ * is sent (if any, within 300 ms) and which connection headers came with
+ * it, then EOF.
  */
 static void *
 upstream_main(void *arg)
 {
-	char buf[4096], out[4200];
+	char buf[4096], out[4300];
+	const char *hdr;
 	struct pollfd p;
 	ssize_t n;
 	size_t len;
@@ -477,9 +479,12 @@ upstream_main(void *arg)
 		if (poll(&p, 1, 300) == 1 && (n = read(c, buf,
 		    sizeof(buf) - 1)) > 0) {
 			buf[n] = '\0';
-			buf[strcspn(buf, "\r\n")] = '\0';
-			len = (size_t)snprintf(out, sizeof(out), "first line: %s\n",
-			    buf);
+			hdr = strstr(buf, "\r\n");
+			len = (size_t)snprintf(out, sizeof(out), "first line: %.*s\n"
+			    "headers: close=%d keep-alive=%d\n",
+			    (int)strcspn(buf, "\r\n"), buf, hdr != NULL &&
+			    strstr(hdr, "\r\nConnection: close\r\n") != NULL,
+			    hdr != NULL && strcasestr(hdr, "keep-alive") != NULL);
 			(void)!write(c, out, len);
 		}
 		close(c);
@@ -632,6 +637,9 @@ START_TEST(plain_http_is_forwarded_in_origin_form)
 	    port_text(), "/some/path?q=1", NULL), 0);
 	ck_assert_msg(strstr(c.out, "first line: GET /some/path?q=1 HTTP/1.1")
 	    != NULL, "%s", c.out);
+	/* One request per connection: the client's keep-alive is dropped. */
+	ck_assert_msg(strstr(c.out, "headers: close=1 keep-alive=0") != NULL,
+	    "%s", c.out);
 	cmd_free(&c);
 }
 END_TEST
