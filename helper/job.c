@@ -62,7 +62,7 @@ job_applied_decide(const struct job_ask *ask, const struct job_readback *rb,
 	int c;
 
 	memset(out, 0, sizeof(*out));
-	/* An ask job_limits_for refuses never reaches a job; say so here too. */
+	/* An ask job_limits_for refuses never reaches a job: none applied. */
 	if (job_limits_for(ask, &set) != 0)
 		set = (struct job_limits){ 0, 0, 0 };
 
@@ -88,8 +88,8 @@ job_applied_decide(const struct job_ask *ask, const struct job_readback *rb,
 	why[CORDON_CAP_FILESYSTEM] = "a Job Object has no path rule; files are "
 	    "scoped only by the ephemeral workdir (AppContainer is the access "
 	    "tier)";
-	why[CORDON_CAP_SCOPING] = "a Job Object does not scope what the payload "
-	    "may open of other processes";
+	why[CORDON_CAP_SCOPING] = "a Job Object does not scope what the "
+	    "payload may open of other processes";
 	why[CORDON_CAP_OUTPUT] = "the job backend does not count captured "
 	    "output";
 	why[CORDON_CAP_DISK] = "the job backend does not measure the workdir";

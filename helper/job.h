@@ -157,9 +157,46 @@ void job_outcome_decide(const struct job_applied *ap,
     const struct job_account *acct, const struct job_end *end,
     struct job_outcome *out);
 
+/* One run's facts and decisions, as the glue gathers them. */
+struct job_run {
+	struct job_readback rb;
+	struct job_applied ap;
+	struct job_events evs;
+	struct job_account acct;
+	struct job_end end;
+	struct job_outcome out;
+};
+
 /* Appends e (kept in order; past JOB_MAX_EVENTS only counted). */
 void job_events_add(struct job_events *evs, enum job_event e);
 /* "evidence" names for the result line. */
 const char *job_evidence_name(enum job_evidence by);
+
+#ifdef _WIN32
+/*
+ * The Windows glue (job_win.c, built only by mingw-w64): one run of
+ * argv in a fresh workdir inside a Job Object.  Strings are UTF-8.
+ */
+struct job_win_req {
+	struct job_ask ask;
+	const char *workdir;       /* created here, must not exist; removed */
+	char *const *argv;         /* argv[0] is the program */
+	bool appcontainer;         /* --backend appcontainer */
+};
+
+struct job_win_res {
+	struct job_run run;
+	bool workdir_removed;      /* the workdir this run made is gone */
+	char err[512];             /* why, when the run was refused or failed */
+};
+
+/*
+ * 0: the payload ran, res->out says how it ended.  -1: refused or
+ * failed before it ran; res->err says why, res->out.status is 125, 126
+ * (not executable) or 127 (not found), and no process was left and no
+ * workdir kept.
+ */
+int job_win_run(const struct job_win_req *req, struct job_win_res *res);
+#endif
 
 #endif

@@ -239,7 +239,8 @@ START_TEST(unasked_caps_say_so)
 	    "no memory cap was set (--memory)");
 	ck_assert_str_eq(ap.why[CORDON_CAP_NPROC],
 	    "no process cap was set (--nproc)");
-	ck_assert_str_eq(ap.why[CORDON_CAP_WALL], "no wall cap was set (--wall)");
+	ck_assert_str_eq(ap.why[CORDON_CAP_WALL],
+	    "no wall cap was set (--wall)");
 }
 END_TEST
 
@@ -259,17 +260,8 @@ END_TEST
 
 /* --- outcomes ------------------------------------------------------------ */
 
-struct run {
-	struct job_readback rb;
-	struct job_applied ap;
-	struct job_events evs;
-	struct job_account acct;
-	struct job_end end;
-	struct job_outcome out;
-};
-
 static void
-run_init(struct run *r, struct job_readback rb)
+run_init(struct job_run *r, struct job_readback rb)
 {
 	memset(r, 0, sizeof(*r));
 	r->rb = rb;
@@ -279,13 +271,14 @@ run_init(struct run *r, struct job_readback rb)
 }
 
 static void
-decide(struct run *r)
+decide(struct job_run *r)
 {
 	job_outcome_decide(&r->ap, &r->rb, &r->evs, &r->acct, &r->end, &r->out);
 }
 
 static void
-expect_cap(const struct run *r, enum cordon_cap_id cap, enum job_evidence by)
+expect_cap(const struct job_run *r, enum cordon_cap_id cap,
+    enum job_evidence by)
 {
 	ck_assert_int_eq(r->out.outcome, CORDON_OUTCOME_CAP_HIT);
 	ck_assert_int_eq(r->out.cap, cap);
@@ -294,7 +287,7 @@ expect_cap(const struct run *r, enum cordon_cap_id cap, enum job_evidence by)
 }
 
 static void
-expect_exited(const struct run *r, int status)
+expect_exited(const struct job_run *r, int status)
 {
 	ck_assert_int_eq(r->out.outcome, CORDON_OUTCOME_EXITED);
 	ck_assert_int_eq(r->out.cap, CORDON_CAP_NONE);
@@ -304,7 +297,7 @@ expect_exited(const struct run *r, int status)
 
 START_TEST(exit_code_passes_through)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	job_events_add(&r.evs, JOB_EV_NEW_PROCESS);
@@ -322,7 +315,7 @@ END_TEST
 
 START_TEST(wide_exit_code_is_failure)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	r.end.exited = true;
@@ -340,7 +333,7 @@ END_TEST
 
 START_TEST(memory_message_is_cap_memory)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	job_events_add(&r.evs, JOB_EV_NEW_PROCESS);
@@ -354,7 +347,7 @@ END_TEST
 
 START_TEST(end_of_job_time_is_cap_cpu)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	job_events_add(&r.evs, JOB_EV_END_OF_JOB_TIME);
@@ -365,7 +358,7 @@ END_TEST
 
 START_TEST(active_process_limit_is_cap_processes)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	job_events_add(&r.evs, JOB_EV_ACTIVE_PROCESS_LIMIT);
@@ -376,7 +369,7 @@ END_TEST
 
 START_TEST(wall_timer_is_cap_wall)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_wine());
 	job_events_add(&r.evs, JOB_EV_NEW_PROCESS);
@@ -389,7 +382,7 @@ END_TEST
 /* The first event naming an applied cap wins. */
 START_TEST(first_cap_event_wins)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	job_events_add(&r.evs, JOB_EV_JOB_MEMORY_LIMIT);
@@ -409,7 +402,7 @@ END_TEST
 /* Never claim an unapplied cap, even on the kernel's word. */
 START_TEST(message_for_unapplied_cap_ignored)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_wine());
 	job_events_add(&r.evs, JOB_EV_JOB_MEMORY_LIMIT);
@@ -432,7 +425,7 @@ END_TEST
 /* No per-process memory limit is set: its message is no cap of the run. */
 START_TEST(process_memory_message_ignored)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	job_events_add(&r.evs, JOB_EV_PROCESS_MEMORY_LIMIT);
@@ -446,7 +439,7 @@ END_TEST
 
 START_TEST(accounting_cpu_over_cap)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	r.acct.user_100ns = r.rb.cpu_100ns;
@@ -466,7 +459,7 @@ END_TEST
 /* The 90 % rule: peak within 90 % of the cap and the payload failed. */
 START_TEST(accounting_memory_ninety_percent)
 {
-	struct run r;
+	struct job_run r;
 	uint64_t cap = 256 * MiB, edge = cap - cap / 10;
 
 	run_init(&r, rb_windows());
@@ -496,7 +489,7 @@ END_TEST
 /* CPU from accounting ranks before memory from accounting. */
 START_TEST(accounting_cpu_before_memory)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	r.end.exited = true;
@@ -510,7 +503,7 @@ END_TEST
 
 START_TEST(accounting_not_queried_decides_nothing)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	r.acct.queried = false;
@@ -525,7 +518,7 @@ END_TEST
 
 START_TEST(not_started_is_sandbox_error)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	r.end.started = false;
@@ -540,7 +533,7 @@ END_TEST
 /* Ended, not by itself, with no evidence of a cap: cordon's failure. */
 START_TEST(ended_without_evidence_is_sandbox_error)
 {
-	struct run r;
+	struct job_run r;
 
 	run_init(&r, rb_windows());
 	r.end.exited = false;
