@@ -11,6 +11,11 @@
  *                               the child has it open
  *   kids.exe readonly NAME      creates NAME here, read-only; 2 if the
  *                               attribute did not stick
+ *   kids.exe waitfor NAME       waits (30 s at most) for NAME to appear
+ *                               here, exits 0 (1 if it never did)
+ *   kids.exe breakaway FILE     starts "kids.exe sleep 60000" with
+ *                               CREATE_BREAKAWAY_FROM_JOB; writes its pid
+ *                               to FILE and exits 0, or 40 if refused
  *   kids.exe alive PID          1 if process PID is alive, 0 if not
  *   kids.exe kill PID           terminates PID (the negative control)
  *   kids.exe getenv NAME        prints NAME's value; 1 if it is unset
@@ -23,9 +28,9 @@
 #include <string.h>
 #include <wchar.h>
 
-/* Starts this program with ARGS; its process handle, or NULL. */
+/* Starts this program with ARGS and FLAGS; its process handle, or NULL. */
 static HANDLE
-start_self(const wchar_t *args, DWORD *pid)
+start_self_flags(const wchar_t *args, DWORD flags, DWORD *pid)
 {
 	wchar_t self[MAX_PATH], cmd[2 * MAX_PATH];
 	STARTUPINFOW si;
@@ -35,21 +40,29 @@ start_self(const wchar_t *args, DWORD *pid)
 	si.cb = sizeof(si);
 	if (GetModuleFileNameW(NULL, self, MAX_PATH) == 0 ||
 	    swprintf(cmd, sizeof(cmd) / sizeof(cmd[0]), L"\"%ls\" %ls", self,
-	    args) < 0 || !CreateProcessW(NULL, cmd, NULL, NULL, FALSE, 0, NULL,
-	    NULL, &si, &pi))
+	    args) < 0 || !CreateProcessW(NULL, cmd, NULL, NULL, FALSE, flags,
+	    NULL, NULL, &si, &pi))
 		return NULL;
 	CloseHandle(pi.hThread);
 	*pid = pi.dwProcessId;
 	return pi.hProcess;
 }
 
+static HANDLE
+start_self(const wchar_t *args, DWORD *pid)
+{
+	return start_self_flags(args, 0, pid);
+}
+
 static int
-grandchild(const wchar_t *file)
+grandchild(const wchar_t *file, DWORD flags)
 {
 	DWORD pid = 0;
-	HANDLE h = start_self(L"sleep 60000", &pid);
+	HANDLE h = start_self_flags(L"sleep 60000", flags, &pid);
 	FILE *f;
 
+	if (h == NULL && flags != 0)
+		return 40;
 	if (h == NULL || (f = _wfopen(file, L"w")) == NULL)
 		return 10;
 	fprintf(f, "%lu\n", (unsigned long)pid);
@@ -110,6 +123,19 @@ readonly(const wchar_t *name)
 }
 
 static int
+waitfor(const wchar_t *name)
+{
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		if (GetFileAttributesW(name) != INVALID_FILE_ATTRIBUTES)
+			return 0;
+		Sleep(50);
+	}
+	return 1;
+}
+
+static int
 alive(DWORD pid)
 {
 	HANDLE h = OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION,
@@ -149,7 +175,11 @@ wmain(int argc, wchar_t **argv)
 		return 0;
 	}
 	if (wcscmp(m, L"grandchild") == 0)
-		return grandchild(a);
+		return grandchild(a, 0);
+	if (wcscmp(m, L"breakaway") == 0)
+		return grandchild(a, CREATE_BREAKAWAY_FROM_JOB);
+	if (wcscmp(m, L"waitfor") == 0)
+		return waitfor(a);
 	if (wcscmp(m, L"hold") == 0)
 		return hold(a, 0);
 	if (wcscmp(m, L"holdchild") == 0)

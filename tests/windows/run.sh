@@ -145,6 +145,14 @@ alive=$?
 result "a grandchild is dead after the run (pid ${pid:-none}, alive=$alive)" $?
 [ "$alive" -eq 1 ] && "$wine" "$out/kids.exe" kill "$pid" >/dev/null 2>&1
 
+# A payload cannot take a child out of the job: the job does not set
+# JOB_OBJECT_LIMIT_BREAKAWAY_OK, so CREATE_BREAKAWAY_FROM_JOB is refused.
+fresh; drive "$wwd" "$kids" breakaway "$(winpath "$tmp/away.pid")"
+pid=$(cat "$tmp/away.pid" 2>/dev/null | tr -d '\r\n')
+[ "$rc" -eq 40 ] && [ -z "$pid" ]
+result "attack: CREATE_BREAKAWAY_FROM_JOB is refused inside the job (got $rc)" $?
+[ -n "$pid" ] && "$wine" "$out/kids.exe" kill "$pid" >/dev/null 2>&1
+
 # --- the wall cap ------------------------------------------------------------
 t0=$(date +%s)
 fresh; drive --wall 1 "$wwd" "$kids" sleep 60000
@@ -160,6 +168,32 @@ result "the workdir is gone, with a read-only file in it (got $rc)" $?
 fresh; drive "$wwd" "$kids" hold held.txt
 [ "$rc" -eq 0 ] && has "workdir=removed" && [ ! -e "$wd" ]
 result "the workdir is gone, with a file a grandchild held open (got $rc)" $?
+
+# A link in the workdir to a directory outside it (Wine shows a Unix
+# symbolic link to a directory as a reparse point, as Windows shows a
+# junction) is never entered: what it points to is untouched.  Wine can
+# remove such a link through no Win32 call (RemoveDirectoryW looks
+# through it, DeleteFileW is refused), so the run must say the workdir
+# was left, 125, rather than claim it removed.  (A Unix link to a *file*
+# Wine shows as a plain file and deletes through: a Wine limit, not
+# tested here; a Windows payload cannot make one with CreateSymbolicLinkW
+# under Wine, where that call creates nothing.)
+fresh; mkdir -p "$tmp/victim" && echo precious >"$tmp/victim/file"
+"$wine" "$out/driver.exe" "$wwd" "$kids" waitfor go >"$tmp/out" \
+    2>"$tmp/err" </dev/null &
+bg=$!
+i=0
+while [ ! -d "$wd" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+ln -s "$tmp/victim" "$wd/link" && mkdir "$wd/sub" && touch "$wd/sub/f" \
+    "$wd/go"
+wait "$bg"
+rc=$?
+[ "$(cat "$tmp/victim/file" 2>/dev/null)" = precious ]
+result "attack: a link to a directory outside the workdir is not followed" $?
+[ "$rc" -eq 125 ] && grep -q 'workdir=left' "$tmp/out" &&
+    grep -q 'could not be removed' "$tmp/err" && [ ! -e "$wd/sub" ]
+result "a workdir Wine cannot empty is reported left, 125 (got $rc)" $?
+rm -rf "$wd"
 
 # --- what is applied under Wine ----------------------------------------------
 why='not applied: the job read back no limit'
