@@ -57,6 +57,8 @@
 #define RM_ATTEMPTS 100
 /* Deepest workdir tree removed (each level is a frame and a handle). */
 #define RM_MAX_DEPTH 128
+/* How long the end waits for the terminated payload, ms. */
+#define REAP_MS 10000
 /* The completion key of this run's port. */
 #define PORT_KEY ((ULONG_PTR)0x636f72)
 /* The exit code the job's processes get when the helper ends them. */
@@ -688,7 +690,8 @@ follow(HANDLE proc, HANDLE port, uint64_t wall_ns, struct job_win_res *res)
 			break;
 	}
 	(void)drain(port, res);
-	if (GetExitCodeProcess(proc, &code) && code != STILL_ACTIVE) {
+	/* Signalled, so it has exited: even a code of 259 (STILL_ACTIVE). */
+	if (GetExitCodeProcess(proc, &code)) {
 		res->run.end.exited = true;
 		res->run.end.exit_code = code;
 	}
@@ -830,7 +833,6 @@ job_win_run(const struct job_win_req *req, struct job_win_res *res)
 		say(res, "cannot put the payload in the job (error %lu); it "
 		    "was never resumed", GetLastError());
 		(void)TerminateProcess(pi.hProcess, KILLED_CODE);
-		(void)WaitForSingleObject(pi.hProcess, INFINITE);
 		goto out;
 	}
 	if (ResumeThread(pi.hThread) == (DWORD)-1) {
@@ -849,8 +851,9 @@ out:
 		(void)TerminateJobObject(job, KILLED_CODE);
 		(void)CloseHandle(job);
 	}
+	/* Bounded: a run never hangs on its own teardown. */
 	if (pi.hProcess != NULL) {
-		(void)WaitForSingleObject(pi.hProcess, INFINITE);
+		(void)WaitForSingleObject(pi.hProcess, REAP_MS);
 		(void)CloseHandle(pi.hProcess);
 	}
 	if (pi.hThread != NULL)

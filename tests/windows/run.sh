@@ -99,6 +99,14 @@ for code in 0 3 1 42; do
 	    has "workdir=removed" && [ ! -e "$wd" ]
 	result "exit code $code passes through (got $rc)" $?
 done
+# A Windows exit code is 32 bits; one that does not fit 8 is a failure,
+# 255, never truncated to a success (256) or taken for a live process
+# (259, STILL_ACTIVE).
+for code in 256 259; do
+	fresh; drive "$wwd" "$kids" exit "$code"
+	[ "$rc" -eq 255 ] && has "outcome=exited status=255 "
+	result "exit code $code is reported as 255 (got $rc)" $?
+done
 fresh; drive "$wwd" 'C:\no\such\program.exe'
 [ "$rc" -eq 127 ] && [ -z "$line" ] && [ ! -e "$wd" ] &&
     grep -q 'nothing was run: .*not found' "$tmp/err"
