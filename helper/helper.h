@@ -239,14 +239,27 @@ int tree_init(void);
  * and the run has a private tmpfs, found and kept open on the way.
  */
 int tree_sample(struct tree_sample *s, bool has_init);
-/* How many tasks of the last sample are still there (ones that coexisted). */
+/*
+ * How many tasks of the tree coexisted, for a sample over the process cap
+ * (where the payload leads its group, counted with the group stopped, and
+ * left stopped when over the cap: the kill follows).
+ */
 uint32_t tree_recheck(bool has_init);
 /* Proportional (PSS) anonymous + shmem memory of the tree, + the tmpfs. */
 uint64_t tree_pss(void);
 /* SIGKILLs every descendant and reaps until none is left. */
 int tree_kill(void);
-/* Reaps what has exited; reports the payload's status if it was reaped. */
+/*
+ * Reaps what has exited; reports the payload's status once it exited (the
+ * leader of the group set below is left a zombie until tree_kill).
+ */
 void tree_reap(pid_t payload, bool *payload_done, int *payload_status);
+/*
+ * The payload leads this process group (no pid namespace): the kill starts
+ * with it, and a sample over nproc_cap (0: none) is recounted with it
+ * stopped.
+ */
+void tree_set_group(pid_t pgid, uint32_t nproc_cap);
 uint64_t tree_reaped_cpu_ns(void);
 
 /* cgroup.c: a cgroup v2 per run, where the host delegates one to us. */

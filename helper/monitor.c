@@ -41,6 +41,12 @@
 
 #define TICK_MIN_NS 5000000ULL      /* 5 ms */
 #define TICK_MAX_NS 100000000ULL    /* 100 ms */
+/*
+ * Where only the samples hold the process cap (no pid namespace), at most
+ * this long between two: a fork bomb run by root, whom RLIMIT_NPROC does
+ * not hold, filled a 32,768-entry pid table within a 100 ms tick.
+ */
+#define TICK_NPROC_NS 10000000ULL   /* 10 ms */
 #define MEM_RATE_BYTES_PER_NS 4ULL  /* ~4 GiB/s, a fast allocator */
 
 #define DISK_EVERY_NS 100000000ULL /* 100 ms */
@@ -62,9 +68,13 @@ arm(int tfd, uint64_t ns, bool absolute)
 }
 
 static uint64_t
-next_tick(const struct request *req, const struct tree_sample *s, long ncpu)
+next_tick(const struct request *req, const struct spawn *sp,
+    const struct tree_sample *s, long ncpu)
 {
 	uint64_t t = TICK_MAX_NS, left;
+
+	if (req->limits.nproc != 0 && sp->status_fd < 0)
+		t = TICK_NPROC_NS;
 
 	if (s->cpu_ns < req->limits.cpu_ns) {
 		left = (req->limits.cpu_ns - s->cpu_ns) / (uint64_t)ncpu;
@@ -327,7 +337,7 @@ on_tick(struct loop *l)
 		}
 		l->next_disk = now_ns() + (now_ns() - t0) * 10 + DISK_EVERY_NS;
 	}
-	arm(l->tick, next_tick(req, &l->s, l->ncpu), false);
+	arm(l->tick, next_tick(req, l->sp, &l->s, l->ncpu), false);
 	return false;
 }
 
@@ -469,6 +479,9 @@ monitor_run(int sock, int sigfd, const struct request *req,
 
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
+	/* The payload is our child and made its own group (no pid ns). */
+	if (sp->status_fd < 0 && sp->pid > 0)
+		tree_set_group(sp->pid, req->limits.nproc);
 	if ((l.ncpu = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		l.ncpu = 1;
 	l.tick = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);

@@ -27,6 +27,20 @@
  * the signal is sent only if that parent is the helper or a process found
  * in this walk.  The walk-kill-reap loop repeats until the helper has no
  * child left, which (with the subreaper) means no descendant is left.
+ *
+ * A walk is not fast enough alone: a shell fork bomb run by root (whom
+ * RLIMIT_NPROC does not hold) on the floor or Landlock grew to 25,000
+ * processes between two samples and outran ten seconds of walking, and
+ * what was left went to init when the helper gave up.  So where the
+ * payload is the helper's own child (no pid namespace), the kill starts
+ * with its process group, which the payload made with setsid
+ * (spawn_child_prepare): kill(-pgid) signals every member in one pass
+ * under the kernel's tasklist lock, and a fork racing with it is restarted
+ * so the new child gets the signal too; only processes that left the
+ * group remain for the walk.  The group's number is safe to signal: the
+ * payload leads it and is not reaped before that kill (tree_reap only
+ * looks at it, with WNOWAIT), and a zombie leader keeps its pid, and so
+ * the group id, from being reused.
  */
 #include "config.h"
 
@@ -55,6 +69,10 @@ struct pidlist {
 };
 
 static pid_t self;
+/* The payload's process group (its pid), until the kill signalled it. */
+static pid_t group;
+/* With a group, the process cap: a sample stops counting just past it. */
+static uint32_t group_cap;
 static uint64_t ns_per_tick;
 /* linux-ns: the run's tmpfs, once found (tmpfs_find); closed by the kill. */
 static int tmpfs_fd = -1;
@@ -296,7 +314,10 @@ static struct pidlist tasks;
  * Every descendant, breadth first; with s != NULL also measured, and its
  * tasks listed.  On an error (out of memory, more than MAX_TREE processes)
  * the walk goes on with what it has, so a kill still reaches everything
- * it could list, and returns -1.
+ * it could list, and returns -1.  With s != NULL and a group cap, it stops
+ * once it has listed more tasks than the cap: that sample goes to
+ * tree_recheck, and a fork bomb is not chased to pid_max first (its
+ * CPU and memory figures are then partial for that one sample).
  */
 static int
 walk(struct pidlist *l, struct tree_sample *s)
@@ -312,6 +333,8 @@ walk(struct pidlist *l, struct tree_sample *s)
 	if (read_children(self, 1, l, NULL) < 0)
 		r = -1;
 	for (i = 0; i < l->n; i++) {
+		if (s != NULL && group_cap != 0 && tasks.n > group_cap)
+			break;
 		if (read_stat(l->v[i], &ps) < 0)
 			continue; /* exited and reaped since it was listed */
 		ticks += ps.ticks;
@@ -535,8 +558,8 @@ tree_sample(struct tree_sample *s, bool has_init)
  * that time: pids are handed out in increasing order, and a reuse would
  * take a wrap of the whole pid space.
  */
-uint32_t
-tree_recheck(bool has_init)
+static uint32_t
+still_there(bool has_init)
 {
 	char path[32];
 	uint32_t n = 0;
@@ -549,14 +572,86 @@ tree_recheck(bool has_init)
 	return has_init && n > 0 ? n - 1 : n;
 }
 
+/*
+ * A fork bomb's processes live for microseconds, so no walk finds many of
+ * them still there, and the run went on at pid_max.  Where the payload
+ * leads its own group, the group is stopped first (one SIGSTOP to the
+ * group, as atomic as the kill: a fork racing with it is restarted), the
+ * tree walked again and counted: its members can now only leave.  Under
+ * the cap, the group goes on (SIGCONT); over it, tree_kill follows, and
+ * SIGKILL ends stopped processes too.  Only a sample already over the cap
+ * costs a stop; a parent sees it only if it waits with WUNTRACED, which
+ * shells do only under job control.
+ */
+uint32_t
+tree_recheck(bool has_init)
+{
+	static struct pidlist l;
+	struct tree_sample again;
+	uint32_t n;
+
+	if (group <= 0)
+		return still_there(has_init);
+	(void)kill(-group, SIGSTOP);
+	(void)walk(&l, &again);
+	n = still_there(has_init);
+	if (n <= group_cap)
+		(void)kill(-group, SIGCONT);
+	return n;
+}
+
+void
+tree_set_group(pid_t pgid, uint32_t nproc_cap)
+{
+	group = pgid;
+	group_cap = nproc_cap;
+}
+
+/* A wait status, as waitpid gives it, from waitid's siginfo. */
+static int
+wait_status(const siginfo_t *si)
+{
+	switch (si->si_code) {
+	case CLD_EXITED:
+		return (si->si_status & 0xff) << 8;
+	case CLD_DUMPED:
+		return (si->si_status & 0x7f) | 0x80;
+	default:
+		return si->si_status & 0x7f;
+	}
+}
+
 void
 tree_reap(pid_t payload, bool *payload_done, int *payload_status)
 {
+	siginfo_t si;
 	pid_t pid;
 	int status;
 
 	for (;;) {
-		pid = waitpid(-1, &status, WNOHANG | __WALL);
+		/*
+		 * Look before reaping: the leader of the group tree_kill will
+		 * signal stays a zombie until then (see the top).  When it
+		 * is the first zombie listed, the others wait for the kill:
+		 * its end ends the run.
+		 */
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT |
+		    __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (si.si_pid == 0)
+			return;
+		if (si.si_pid == group) {
+			if (si.si_pid == payload && payload_done != NULL) {
+				*payload_done = true;
+				*payload_status = wait_status(&si);
+			}
+			return;
+		}
+		pid = waitpid(si.si_pid, &status, WNOHANG | __WALL);
 		if (pid < 0 && errno == EINTR)
 			continue;
 		if (pid <= 0)
@@ -607,6 +702,11 @@ tree_kill(void)
 	size_t i;
 
 	cgroup_kill(); /* atomic where the run has a cgroup; the walk reaps */
+	/* The payload's group at once, while its zombie leader pins the id. */
+	if (group > 0) {
+		(void)kill(-group, SIGKILL);
+		group = 0;
+	}
 	/* Nothing is measured after the kill: let the run's tmpfs go with it. */
 	if (tmpfs_fd >= 0) {
 		close(tmpfs_fd);
