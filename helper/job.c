@@ -101,6 +101,17 @@ job_applied_decide(const struct job_ask *ask, const struct job_readback *rb,
 	    (rb->flags & JOB_RB_KILL_ON_CLOSE) != 0;
 }
 
+enum cordon_cap_id
+job_require_unmet(const struct job_applied *ap, uint32_t require)
+{
+	int c;
+
+	for (c = 1; c < CORDON_CAP_MAX_; c++)
+		if ((require & (1U << c)) != 0 && (ap->applied & (1U << c)) == 0)
+			return (enum cordon_cap_id)c;
+	return CORDON_CAP_NONE;
+}
+
 void
 job_events_add(struct job_events *evs, enum job_event e)
 {

@@ -125,6 +125,14 @@ int job_limits_for(const struct job_ask *ask, struct job_limits *out);
 void job_applied_decide(const struct job_ask *ask,
     const struct job_readback *rb, struct job_applied *out);
 
+/*
+ * The first cap in require (a bit per enum cordon_cap_id) that ap does
+ * not apply, or CORDON_CAP_NONE: --require refuses the run on it before
+ * the payload is started.
+ */
+enum cordon_cap_id job_require_unmet(const struct job_applied *ap,
+    uint32_t require);
+
 /* How the run ended. */
 struct job_end {
 	bool started;             /* the payload ran (else a sandbox error) */
@@ -182,6 +190,7 @@ struct job_win_req {
 	const char *workdir;       /* created here, must not exist; removed */
 	char *const *argv;         /* argv[0] is the program */
 	bool appcontainer;         /* --backend appcontainer */
+	uint32_t require;          /* --require: a bit per cordon_cap_id */
 };
 
 struct job_win_res {

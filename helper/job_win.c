@@ -16,7 +16,8 @@
  *      JOB_OBJECT_POST_AT_END_OF_JOB (the helper, not Windows, ends a run
  *      that used its CPU, so the cap is typed); then a completion port.
  *      The limits are read back (QueryInformationJobObject): only what
- *      the read-back shows is applied (job.c).
+ *      the read-back shows is applied (job.c), and a --require'd cap
+ *      that is not refuses the run here, before any payload exists.
  *   4. The payload is created CREATE_SUSPENDED, assigned to the job and
  *      only then resumed, so it runs no instruction outside the job; a
  *      failed assignment terminates it unresumed.
@@ -772,6 +773,7 @@ job_win_run(const struct job_win_req *req, struct job_win_res *res)
 	HANDLE job = NULL, port = NULL;
 	STARTUPINFOW si;
 	PROCESS_INFORMATION pi = { NULL, NULL, 0, 0 };
+	enum cordon_cap_id unmet = CORDON_CAP_NONE;
 	bool made = false;
 	int r = -1;
 
@@ -814,6 +816,12 @@ job_win_run(const struct job_win_req *req, struct job_win_res *res)
 	if (!job_setup(job, port, &lim, res))
 		goto out;
 	job_applied_decide(&req->ask, &res->run.rb, &res->run.ap);
+	unmet = job_require_unmet(&res->run.ap, req->require);
+	if (unmet != CORDON_CAP_NONE) {
+		say(res, "--require %s: not applied: %s", cordon_cap_name(unmet),
+		    res->run.ap.why[unmet]);
+		goto out;
+	}
 
 	/* 4. Suspended, assigned, resumed. */
 	if (!CreateProcessW(NULL, cmd, NULL, NULL, TRUE,

@@ -258,6 +258,33 @@ START_TEST(refused_ask_not_applied)
 }
 END_TEST
 
+START_TEST(require_unmet_names_the_cap)
+{
+	struct job_readback rb = rb_wine();
+	struct job_applied ap;
+
+	job_applied_decide(&ask_all, &rb, &ap);
+	ck_assert_int_eq(job_require_unmet(&ap, 0), CORDON_CAP_NONE);
+	ck_assert_int_eq(job_require_unmet(&ap, 1U << CORDON_CAP_WALL),
+	    CORDON_CAP_NONE);
+	ck_assert_int_eq(job_require_unmet(&ap, 1U << CORDON_CAP_WALL |
+	    1U << CORDON_CAP_MEMORY), CORDON_CAP_MEMORY);
+	ck_assert_int_eq(job_require_unmet(&ap, 1U << CORDON_CAP_NPROC |
+	    1U << CORDON_CAP_CPU), CORDON_CAP_CPU);
+
+	rb = rb_windows();
+	job_applied_decide(&ask_all, &rb, &ap);
+	ck_assert_int_eq(job_require_unmet(&ap, 1U << CORDON_CAP_CPU |
+	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NPROC |
+	    1U << CORDON_CAP_WALL), CORDON_CAP_NONE);
+	ck_assert_int_eq(job_require_unmet(&ap, 1U << CORDON_CAP_NETWORK),
+	    CORDON_CAP_NETWORK);
+	/* Bits past the last cap name nothing that could be applied. */
+	ck_assert_int_eq(job_require_unmet(&ap, 1U << CORDON_CAP_MAX_),
+	    CORDON_CAP_NONE);
+}
+END_TEST
+
 /* --- outcomes ------------------------------------------------------------ */
 
 static void
@@ -588,6 +615,7 @@ job_suite(void)
 	tcase_add_test(t, missing_flag_not_applied);
 	tcase_add_test(t, unasked_caps_say_so);
 	tcase_add_test(t, refused_ask_not_applied);
+	tcase_add_test(t, require_unmet_names_the_cap);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("outcome");

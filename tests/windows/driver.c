@@ -4,7 +4,8 @@
  * stdout saying what was applied and how the run ended:
  *
  *   driver.exe [--cpu DUR] [--wall DUR] [--memory SIZE] [--nproc N]
- *              [--backend job|appcontainer] WORKDIR COMMAND [ARG...]
+ *              [--require CAP,...] [--backend job|appcontainer]
+ *              WORKDIR COMMAND [ARG...]
  *
  *   result: outcome=exited status=3 cap=none by=none workdir=removed ...
  *
@@ -31,7 +32,8 @@ static int
 usage(const char *why, const char *arg)
 {
 	fprintf(stderr, "driver: %s%s%s\nusage: driver.exe [--cpu DUR] "
-	    "[--wall DUR] [--memory SIZE] [--nproc N] [--backend "
+	    "[--wall DUR] [--memory SIZE] [--nproc N] [--require CAP,...] "
+	    "[--backend "
 	    "job|appcontainer] WORKDIR COMMAND [ARG...]\n", why,
 	    arg != NULL ? ": " : "", arg != NULL ? arg : "");
 	return 125;
@@ -67,6 +69,31 @@ print_result(const struct job_win_res *res)
 			    res->run.ap.why[c]);
 	printf("\n");
 	(void)fflush(stdout);
+}
+
+/* --require CAP[,CAP...]: the caps by their names (common/ids.c). */
+static int
+require_parse(const char *v, uint32_t *out)
+{
+	uint32_t bits = 0;
+	size_t n;
+	int c;
+
+	for (;;) {
+		n = strcspn(v, ",");
+		for (c = 1; c < CORDON_CAP_MAX_; c++)
+			if (strlen(cordon_cap_name(c)) == n &&
+			    strncmp(v, cordon_cap_name(c), n) == 0)
+				break;
+		if (c == CORDON_CAP_MAX_)
+			return -CORDON_E_INVAL;
+		bits |= 1U << c;
+		if (v[n] == '\0')
+			break;
+		v += n + 1;
+	}
+	*out = bits;
+	return 0;
 }
 
 /* argv as UTF-8 (the C runtime's char argv is in the ANSI code page). */
@@ -121,6 +148,8 @@ wmain(int argc, wchar_t **wargv)
 		else if (strcmp(f, "--backend") == 0)
 			return usage("unknown backend (job or "
 			    "appcontainer)", v);
+		else if (strcmp(f, "--require") == 0)
+			r = require_parse(v, &req.require);
 		else
 			return usage("unknown option", f);
 		if (r != 0)

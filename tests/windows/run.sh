@@ -212,6 +212,20 @@ fresh; drive --cpu 5 --memory 64M --nproc 4 "$wwd" "$kids" exit 0
     has "| nofile: not applied: Windows has no per-process handle limit"
 result "cpu, memory, processes not applied, with Wine's read-back reason" $?
 
+# --require on a cap Wine does not apply refuses the run before the
+# payload exists; one that is applied (wall) lets it run.
+fresh; drive --memory 64M --require wall,memory "$wwd" "$kids" grandchild \
+    "$(winpath "$tmp/req.pid")"
+[ "$rc" -eq 125 ] && [ ! -e "$wd" ] && [ ! -e "$tmp/req.pid" ] &&
+    [ -z "$line" ] && grep -q -- "--require memory: $why" "$tmp/err"
+result "--require memory refuses under Wine, nothing run (got $rc)" $?
+fresh; drive --require wall "$wwd" "$kids" exit 7
+[ "$rc" -eq 7 ]
+result "control: --require wall runs (got $rc)" $?
+fresh; drive --require memory,bogus "$wwd" "$kids" exit 0
+[ "$rc" -eq 125 ] && [ -z "$line" ] && [ ! -e "$wd" ]
+result "--require of an unknown cap: 125, nothing run (got $rc)" $?
+
 # --- AppContainer ------------------------------------------------------------
 fresh; drive --backend appcontainer "$wwd" "$kids" grandchild "$(winpath "$tmp/ac.pid")"
 [ "$rc" -eq 125 ] && [ ! -e "$wd" ] && [ ! -e "$tmp/ac.pid" ] &&
