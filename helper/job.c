@@ -107,7 +107,8 @@ job_require_unmet(const struct job_applied *ap, uint32_t require)
 	int c;
 
 	for (c = 1; c < CORDON_CAP_MAX_; c++)
-		if ((require & (1U << c)) != 0 && (ap->applied & (1U << c)) == 0)
+		if ((require & (1U << c)) != 0 &&
+		    (ap->applied & (1U << c)) == 0)
 			return (enum cordon_cap_id)c;
 	return CORDON_CAP_NONE;
 }

@@ -818,8 +818,8 @@ job_win_run(const struct job_win_req *req, struct job_win_res *res)
 	job_applied_decide(&req->ask, &res->run.rb, &res->run.ap);
 	unmet = job_require_unmet(&res->run.ap, req->require);
 	if (unmet != CORDON_CAP_NONE) {
-		say(res, "--require %s: not applied: %s", cordon_cap_name(unmet),
-		    res->run.ap.why[unmet]);
+		say(res, "--require %s: not applied: %s",
+		    cordon_cap_name(unmet), res->run.ap.why[unmet]);
 		goto out;
 	}
 
