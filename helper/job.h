@@ -202,8 +202,9 @@ struct job_win_res {
 /*
  * 0: the payload ran, res->out says how it ended.  -1: refused or
  * failed before it ran; res->err says why, res->out.status is 125, 126
- * (not executable) or 127 (not found), and no process was left and no
- * workdir kept.
+ * (not executable) or 127 (not found), and no process was left; the
+ * workdir, if it was made, is removed (err says so when it could not
+ * be, as workdir_removed does).
  */
 int job_win_run(const struct job_win_req *req, struct job_win_res *res);
 #endif

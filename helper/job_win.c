@@ -873,6 +873,10 @@ out:
 		res->workdir_removed = workdir_remove(dir);
 		if (!res->workdir_removed && r == 0)
 			say(res, "the workdir could not be removed");
+		else if (!res->workdir_removed)
+			(void)snprintf(res->err + strlen(res->err),
+			    sizeof(res->err) - strlen(res->err), "; and the "
+			    "workdir could not be removed");
 	}
 	if (r == 0)
 		job_outcome_decide(&res->run.ap, &res->run.rb, &res->run.evs,
