@@ -1,0 +1,888 @@
+/*
+ * job_win.c - the Windows glue of the Job Object backend (mingw-w64
+ * only): one run of a payload inside a Job Object, in a fresh workdir
+ * that is destroyed on every exit path.  Which caps were applied and how
+ * the run ended are not decided here: this file translates what Windows
+ * says into job.h's plain facts and asks job.c.
+ *
+ * Theory of operation, in order:
+ *   1. Refuse what cannot run before anything exists: bad limits, a
+ *      workdir that already exists, --backend appcontainer where
+ *      userenv.dll has no AppContainer functions (Wine).
+ *   2. The workdir, with a protected DACL granting the invoker alone.
+ *   3. The job: JOBOBJECT_EXTENDED_LIMIT_INFORMATION with the per-job
+ *      user time, the job memory, the active process count when asked,
+ *      KILL_ON_JOB_CLOSE and DIE_ON_UNHANDLED_EXCEPTION; then
+ *      JOB_OBJECT_POST_AT_END_OF_JOB (the helper, not Windows, ends a run
+ *      that used its CPU, so the cap is typed); then a completion port.
+ *      The limits are read back (QueryInformationJobObject): only what
+ *      the read-back shows is applied (job.c), and a --require'd cap
+ *      that is not refuses the run here, before any payload exists.
+ *   4. The payload is created CREATE_SUSPENDED, assigned to the job and
+ *      only then resumed, so it runs no instruction outside the job; a
+ *      failed assignment terminates it unresumed.
+ *   5. Follow: the payload's process handle, the completion port's
+ *      messages and the wall deadline, in one loop.  A cap message for
+ *      an applied cap ends the run as the Linux backends do: the whole
+ *      tree is terminated.
+ *   6. The accounting is read, the job is terminated (every process in
+ *      it, grandchildren included) and closed (KILL_ON_JOB_CLOSE is the
+ *      backstop should this process die first).
+ *   7. The workdir is removed after the job is gone, with bounded retries
+ *      for files a dying process still holds, read-only attributes
+ *      cleared, reparse points removed and never followed.
+ *
+ * Every handle this file creates is non-inheritable (NULL security
+ * attributes), so the payload inherits none of the job, the port or the
+ * workdir's.
+ */
+#include "config.h"
+
+#include <windows.h>
+#include <aclapi.h>
+#include <sddl.h>
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "job.h"
+
+/* Polling step of the follow loop and of the workdir removal, ms. */
+#define STEP_MS 50
+/* Attempts at removing the workdir: about 5 s of files still held. */
+#define RM_ATTEMPTS 100
+/* Deepest workdir tree removed (each level is a frame and a handle). */
+#define RM_MAX_DEPTH 128
+/* How long the end waits for the terminated payload, ms. */
+#define REAP_MS 10000
+/* The completion key of this run's port. */
+#define PORT_KEY ((ULONG_PTR)0x636f72)
+/* The exit code the job's processes get when the helper ends them. */
+#define KILLED_CODE 0xC0DE0124U
+
+static void
+say(struct job_win_res *res, const char *f, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+say(struct job_win_res *res, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	(void)vsnprintf(res->err, sizeof(res->err), f, ap);
+	va_end(ap);
+}
+
+/* UTF-8 to a new UTF-16 string; NULL if invalid or too long. */
+static wchar_t *
+widen(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1,
+	    NULL, 0);
+	wchar_t *w;
+
+	if (n <= 0)
+		return NULL;
+	w = calloc((size_t)n, sizeof(*w));
+	if (w != NULL && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s,
+	    -1, w, n) != n) {
+		free(w);
+		w = NULL;
+	}
+	return w;
+}
+
+/* UTF-16 to a new UTF-8 string; NULL if invalid. */
+static char *
+narrow(const wchar_t *w)
+{
+	int n = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, -1,
+	    NULL, 0, NULL, NULL);
+	char *s;
+
+	if (n <= 0)
+		return NULL;
+	s = malloc((size_t)n);
+	if (s != NULL && WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w,
+	    -1, s, n, NULL, NULL) != n) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+/* --- a growing UTF-16 buffer ------------------------------------------- */
+
+struct wbuf {
+	wchar_t *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void
+wbuf_add(struct wbuf *b, const wchar_t *s, size_t n)
+{
+	size_t need, cap;
+	wchar_t *p;
+
+	if (b->failed)
+		return;
+	/* len + n + 1 (a terminator always fits), checked. */
+	if (__builtin_add_overflow(b->len, n, &need) ||
+	    __builtin_add_overflow(need, 1, &need)) {
+		b->failed = true;
+		return;
+	}
+	if (need > b->cap) {
+		cap = b->cap == 0 ? 256 : b->cap;
+		while (cap < need)
+			if (__builtin_mul_overflow(cap, 2, &cap)) {
+				b->failed = true;
+				return;
+			}
+		/* On failure b->p is kept, for the caller to free. */
+		p = cap > SIZE_MAX / sizeof(*p) ? NULL :
+		    realloc(b->p, cap * sizeof(*p));
+		if (p == NULL) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n * sizeof(*s));
+	b->len += n;
+	b->p[b->len] = L'\0';
+}
+
+static void
+wbuf_str(struct wbuf *b, const wchar_t *s)
+{
+	wbuf_add(b, s, wcslen(s));
+}
+
+/* --- the command line ----------------------------------------------------- */
+
+/*
+ * One argument, quoted so CommandLineToArgvW and the C runtime give it
+ * back exactly: backslashes count only before a quote, so a run of n
+ * backslashes before a quote (or before the closing quote) becomes 2n,
+ * and the quote itself \".  Nothing is ever dropped or reinterpreted:
+ * the payload gets the argv the broker was given.
+ */
+static void
+quote_arg(struct wbuf *b, const wchar_t *a)
+{
+	size_t nbs = 0, i;
+
+	if (a[0] != L'\0' && wcspbrk(a, L" \t\n\v\"") == NULL) {
+		wbuf_str(b, a);
+		return;
+	}
+	wbuf_str(b, L"\"");
+	for (; *a != L'\0'; a++) {
+		if (*a == L'\\') {
+			nbs++;
+			continue;
+		}
+		for (i = 0; i < (*a == L'"' ? 2 * nbs + 1 : nbs); i++)
+			wbuf_str(b, L"\\");
+		nbs = 0;
+		wbuf_add(b, a, 1);
+	}
+	for (i = 0; i < 2 * nbs; i++)
+		wbuf_str(b, L"\\");
+	wbuf_str(b, L"\"");
+}
+
+/*
+ * The command line.  The program name (argv[0]) is parsed by Windows
+ * with no escapes at all, up to the next quote: one containing a quote
+ * cannot be passed faithfully and is refused.
+ */
+static wchar_t *
+command_line(char *const *argv, struct job_win_res *res)
+{
+	struct wbuf b = { NULL, 0, 0, false };
+	size_t i;
+
+	if (strchr(argv[0], '"') != NULL || argv[0][0] == '\0') {
+		say(res, "the program name '%s' is empty or holds a quote, "
+		    "which a Windows command line cannot carry", argv[0]);
+		return NULL;
+	}
+	for (i = 0; argv[i] != NULL; i++) {
+		wchar_t *w = widen(argv[i]);
+
+		if (w == NULL) {
+			say(res, "argument %lu is not valid UTF-8",
+			    (unsigned long)i);
+			free(b.p);
+			return NULL;
+		}
+		if (i > 0)
+			wbuf_str(&b, L" ");
+		if (i == 0) {
+			wbuf_str(&b, L"\"");
+			wbuf_str(&b, w);
+			wbuf_str(&b, L"\"");
+		} else {
+			quote_arg(&b, w);
+		}
+		free(w);
+	}
+	/* CreateProcessW's limit: 32767 characters with the terminator. */
+	if (b.failed || b.len >= 32767) {
+		say(res, "the command line is too long for Windows (32767 "
+		    "characters at most)");
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+/* --- the environment ------------------------------------------------------ */
+
+/*
+ * What a Windows process needs to start and find its system at all
+ * (SystemRoot above all: without it Winsock and much of the system fail),
+ * beside policy/env.c's allow-list.  None of these names a proxy.
+ */
+static const char *const win_needed[] = {
+	"SYSTEMROOT", "WINDIR", "SYSTEMDRIVE", "COMSPEC", "PATHEXT",
+	"NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS",
+};
+
+/*
+ * Whether the invoker's "KEY=VALUE" reaches the payload.  Windows names
+ * are case-insensitive ("Path" is PATH), so the allow-lists compare the
+ * upper-cased key; a proxy variable, in any case, never passes
+ * (cordon_env_is_proxy), whatever else would allow it.
+ */
+static bool
+env_passes(const char *entry)
+{
+	char key[CORDON_ENV_MAX_NAME + 1];
+	size_t n = strcspn(entry, "="), i;
+
+	if (n == 0 || n > CORDON_ENV_MAX_NAME || cordon_env_is_proxy(entry))
+		return false;
+	for (i = 0; i < n; i++)
+		key[i] = entry[i] >= 'a' && entry[i] <= 'z' ?
+		    (char)(entry[i] - 'a' + 'A') : entry[i];
+	key[n] = '\0';
+	if (cordon_env_allowed(key))
+		return true;
+	for (i = 0; i < sizeof(win_needed) / sizeof(win_needed[0]); i++)
+		if (strcmp(key, win_needed[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The payload's environment block: the invoker's variables that pass,
+ * then TEMP, TMP and USERPROFILE set to the workdir (HOME and TMPDIR's
+ * place on Windows).  The "=C:" entries (per-drive directories) are
+ * the invoker's and are dropped.
+ */
+static wchar_t *
+env_block(const wchar_t *workdir, struct job_win_res *res)
+{
+	static const wchar_t *const set[] = { L"TEMP=", L"TMP=",
+	    L"USERPROFILE=" };
+	struct wbuf b = { NULL, 0, 0, false };
+	wchar_t *all = GetEnvironmentStringsW(), *e;
+	size_t i;
+
+	if (all == NULL) {
+		say(res, "cannot read the environment (error %lu)",
+		    GetLastError());
+		return NULL;
+	}
+	for (e = all; *e != L'\0'; e += wcslen(e) + 1) {
+		char *u = narrow(e);
+
+		if (u != NULL && env_passes(u))
+			wbuf_add(&b, e, wcslen(e) + 1);
+		free(u);
+	}
+	(void)FreeEnvironmentStringsW(all);
+	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+		wbuf_str(&b, set[i]);
+		wbuf_add(&b, workdir, wcslen(workdir) + 1);
+	}
+	/* The block ends with an empty string: wbuf keeps a terminator. */
+	if (b.failed) {
+		say(res, "out of memory building the environment");
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+/* --- the workdir ---------------------------------------------------------- */
+
+/*
+ * Creates the workdir, which must not exist, with a protected DACL that
+ * grants the invoker's SID full control and nothing else, inherited by
+ * what is created inside.
+ */
+static bool
+workdir_make(const wchar_t *path, struct job_win_res *res)
+{
+	HANDLE tok = NULL;
+	BYTE buf[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+	DWORD n = 0;
+	LPWSTR sid = NULL;
+	wchar_t sddl[256];
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, FALSE };
+	bool ok = false;
+
+	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok) ||
+	    !GetTokenInformation(tok, TokenUser, buf, sizeof(buf), &n) ||
+	    !ConvertSidToStringSidW(((TOKEN_USER *)(void *)buf)->User.Sid,
+	    &sid)) {
+		say(res, "cannot read the invoker's SID (error %lu)",
+		    GetLastError());
+		goto out;
+	}
+	if (swprintf(sddl, sizeof(sddl) / sizeof(sddl[0]),
+	    L"D:P(A;OICI;FA;;;%ls)", sid) < 0 ||
+	    !ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl,
+	    SDDL_REVISION_1, &sa.lpSecurityDescriptor, NULL)) {
+		say(res, "cannot build the workdir's ACL (error %lu)",
+		    GetLastError());
+		goto out;
+	}
+	if (!CreateDirectoryW(path, &sa)) {
+		DWORD e = GetLastError();
+
+		say(res, e == ERROR_ALREADY_EXISTS ? "the workdir already "
+		    "exists; a run's workdir is always new" :
+		    "cannot create the workdir (error %lu)", e);
+		goto out;
+	}
+	ok = true;
+out:
+	if (sa.lpSecurityDescriptor != NULL)
+		(void)LocalFree(sa.lpSecurityDescriptor);
+	if (sid != NULL)
+		(void)LocalFree(sid);
+	if (tok != NULL)
+		(void)CloseHandle(tok);
+	return ok;
+}
+
+/* Clears read-only (and system, hidden) so the entry can be deleted. */
+static void
+make_deletable(const wchar_t *p, DWORD attrs)
+{
+	if ((attrs & (FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_SYSTEM |
+	    FILE_ATTRIBUTE_HIDDEN)) != 0)
+		(void)SetFileAttributesW(p, (attrs & ~(DWORD)(
+		    FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_SYSTEM |
+		    FILE_ATTRIBUTE_HIDDEN)) | FILE_ATTRIBUTE_NORMAL);
+}
+
+static bool rm_entry(struct wbuf *path, DWORD attrs, int depth);
+
+/*
+ * Empties the directory path->p.  Why it is safe: it runs after the job
+ * is terminated and closed, so no process of the payload remains to
+ * swap a directory for a link while it works; even so, a reparse point
+ * (junction, symbolic link, mount point) is removed as itself and never
+ * entered (rm_entry), from the attributes FindFirstFileExW reports for
+ * the entry, not from its target.
+ */
+static bool
+rm_children(struct wbuf *path, int depth)
+{
+	WIN32_FIND_DATAW fd;
+	size_t base = path->len;
+	HANDLE h;
+	bool ok = true;
+
+	wbuf_str(path, L"\\*");
+	if (path->failed)
+		return false;
+	h = FindFirstFileExW(path->p, FindExInfoBasic, &fd,
+	    FindExSearchNameMatch, NULL, 0);
+	path->len = base;
+	path->p[base] = L'\0';
+	if (h == INVALID_HANDLE_VALUE)
+		return GetLastError() == ERROR_FILE_NOT_FOUND;
+	do {
+		if (wcscmp(fd.cFileName, L".") == 0 ||
+		    wcscmp(fd.cFileName, L"..") == 0)
+			continue;
+		wbuf_str(path, L"\\");
+		wbuf_str(path, fd.cFileName);
+		if (path->failed || !rm_entry(path, fd.dwFileAttributes,
+		    depth + 1))
+			ok = false;
+		path->len = base;
+		if (path->p != NULL)
+			path->p[base] = L'\0';
+	} while (!path->failed && FindNextFileW(h, &fd));
+	(void)FindClose(h);
+	return ok && !path->failed;
+}
+
+static bool
+rm_entry(struct wbuf *path, DWORD attrs, int depth)
+{
+	bool dir = (attrs & FILE_ATTRIBUTE_DIRECTORY) != 0;
+
+	if (depth > RM_MAX_DEPTH)
+		return false;
+	make_deletable(path->p, attrs);
+	if ((attrs & FILE_ATTRIBUTE_REPARSE_POINT) != 0)
+		return dir ? RemoveDirectoryW(path->p) != 0 :
+		    DeleteFileW(path->p) != 0;
+	if (!dir)
+		return DeleteFileW(path->p) != 0;
+	return rm_children(path, depth) && RemoveDirectoryW(path->p) != 0;
+}
+
+/*
+ * Removes the workdir and all it holds.  A file a dying process still
+ * has open cannot be deleted yet (or is only marked for deletion until
+ * its last handle closes), so the whole removal is retried, STEP_MS
+ * apart, RM_ATTEMPTS times; it has succeeded only when the workdir no
+ * longer exists.
+ */
+static bool
+workdir_remove(const wchar_t *path)
+{
+	struct wbuf b = { NULL, 0, 0, false };
+	DWORD attrs;
+	int i;
+	bool gone = false;
+
+	for (i = 0; i < RM_ATTEMPTS && !gone; i++) {
+		if (i > 0)
+			Sleep(STEP_MS);
+		attrs = GetFileAttributesW(path);
+		if (attrs == INVALID_FILE_ATTRIBUTES) {
+			gone = GetLastError() == ERROR_FILE_NOT_FOUND ||
+			    GetLastError() == ERROR_PATH_NOT_FOUND;
+			continue;
+		}
+		b.len = 0;
+		b.failed = false;
+		wbuf_str(&b, path);
+		if (!b.failed)
+			(void)rm_entry(&b, attrs, 0);
+	}
+	free(b.p);
+	return gone;
+}
+
+/* --- AppContainer --------------------------------------------------------- */
+
+/*
+ * The AppContainer functions are resolved at run time from userenv.dll
+ * (Windows 8 and later export them; Wine's userenv does not), so one
+ * binary runs everywhere and says why when the access tier is missing.
+ */
+static bool
+appcontainer_resolve(struct job_win_res *res)
+{
+	static const char *const fns[] = { "CreateAppContainerProfile",
+	    "DeriveAppContainerSidFromAppContainerName",
+	    "DeleteAppContainerProfile" };
+	HMODULE u = LoadLibraryExW(L"userenv.dll", NULL,
+	    LOAD_LIBRARY_SEARCH_SYSTEM32);
+	size_t i;
+
+	if (u == NULL) {
+		say(res, "--backend appcontainer: userenv.dll cannot be loaded "
+		    "(error %lu), so there is no AppContainer here",
+		    GetLastError());
+		return false;
+	}
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (GetProcAddress(u, fns[i]) == NULL) {
+			say(res, "--backend appcontainer: userenv.dll has no "
+			    "%s, so this system cannot create an AppContainer "
+			    "(Wine does not implement them; Windows 8 and "
+			    "later do)", fns[i]);
+			(void)FreeLibrary(u);
+			return false;
+		}
+	(void)FreeLibrary(u);
+	/*
+	 * The run itself (a profile per run, its SID granted the workdir
+	 * and each --ro-bind source, an empty capability list, started
+	 * through PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES inside the
+	 * job) is not built: nothing on this build host could test it.
+	 */
+	say(res, "--backend appcontainer: this system has AppContainers, but "
+	    "cordon's AppContainer run is not built yet (only the Job Object "
+	    "is); use --backend job");
+	return false;
+}
+
+/* --- the job -------------------------------------------------------------- */
+
+static uint32_t
+rb_flags(DWORD f)
+{
+	return ((f & JOB_OBJECT_LIMIT_JOB_TIME) ? JOB_RB_TIME : 0) |
+	    ((f & JOB_OBJECT_LIMIT_JOB_MEMORY) ? JOB_RB_MEMORY : 0) |
+	    ((f & JOB_OBJECT_LIMIT_ACTIVE_PROCESS) ? JOB_RB_ACTIVE : 0) |
+	    ((f & JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE) ?
+	    JOB_RB_KILL_ON_CLOSE : 0) |
+	    ((f & JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION) ?
+	    JOB_RB_DIE_ON_EXCEPTION : 0);
+}
+
+/* Sets the limits and the port; reads the limits back into res->run.rb. */
+static bool
+job_setup(HANDLE job, HANDLE port, const struct job_limits *l,
+    struct job_win_res *res)
+{
+	JOBOBJECT_EXTENDED_LIMIT_INFORMATION x;
+	JOBOBJECT_BASIC_LIMIT_INFORMATION *b = &x.BasicLimitInformation;
+	JOBOBJECT_END_OF_JOB_TIME_INFORMATION eoj = {
+	    JOB_OBJECT_POST_AT_END_OF_JOB };
+	JOBOBJECT_ASSOCIATE_COMPLETION_PORT acp = { (PVOID)PORT_KEY, port };
+	struct job_readback *rb = &res->run.rb;
+	DWORD n = 0;
+
+	memset(&x, 0, sizeof(x));
+	b->LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE |
+	    JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
+	if (l->cpu_100ns != 0) {
+		b->LimitFlags |= JOB_OBJECT_LIMIT_JOB_TIME;
+		b->PerJobUserTimeLimit.QuadPart = (LONGLONG)l->cpu_100ns;
+	}
+	if (l->memory_bytes != 0) {
+		b->LimitFlags |= JOB_OBJECT_LIMIT_JOB_MEMORY;
+		x.JobMemoryLimit = (SIZE_T)l->memory_bytes;
+	}
+	if (l->active_processes != 0) {
+		b->LimitFlags |= JOB_OBJECT_LIMIT_ACTIVE_PROCESS;
+		b->ActiveProcessLimit = l->active_processes;
+	}
+	if (!SetInformationJobObject(job, JobObjectExtendedLimitInformation,
+	    &x, sizeof(x))) {
+		say(res, "cannot set the job's limits (error %lu)",
+		    GetLastError());
+		return false;
+	}
+	/*
+	 * Refused by Wine (ERROR_INVALID_FUNCTION).  Without it Windows
+	 * itself terminates a job at its time limit, and the accounting
+	 * types the cap; so a refusal is recorded by the read-back, not
+	 * fatal.
+	 */
+	(void)SetInformationJobObject(job, JobObjectEndOfJobTimeInformation,
+	    &eoj, sizeof(eoj));
+	if (!SetInformationJobObject(job,
+	    JobObjectAssociateCompletionPortInformation, &acp, sizeof(acp))) {
+		say(res, "cannot attach a completion port to the job (error "
+		    "%lu)", GetLastError());
+		return false;
+	}
+
+	memset(&x, 0, sizeof(x));
+	rb->queried = QueryInformationJobObject(job,
+	    JobObjectExtendedLimitInformation, &x, sizeof(x), &n) &&
+	    n == sizeof(x);
+	if (rb->queried) {
+		rb->flags = rb_flags(b->LimitFlags);
+		rb->cpu_100ns = b->PerJobUserTimeLimit.QuadPart < 0 ? 0 :
+		    (uint64_t)b->PerJobUserTimeLimit.QuadPart;
+		rb->memory_bytes = x.JobMemoryLimit;
+		rb->active_processes = b->ActiveProcessLimit;
+	}
+	memset(&eoj, 0, sizeof(eoj));
+	rb->post_at_end = QueryInformationJobObject(job,
+	    JobObjectEndOfJobTimeInformation, &eoj, sizeof(eoj), &n) &&
+	    eoj.EndOfJobTimeAction == JOB_OBJECT_POST_AT_END_OF_JOB;
+	return true;
+}
+
+/* A completion-port message as a job.h event; 0 for one of no interest. */
+static enum job_event
+msg_event(DWORD msg)
+{
+	switch (msg) {
+	case JOB_OBJECT_MSG_END_OF_JOB_TIME:
+		return JOB_EV_END_OF_JOB_TIME;
+	case JOB_OBJECT_MSG_JOB_MEMORY_LIMIT:
+		return JOB_EV_JOB_MEMORY_LIMIT;
+	case JOB_OBJECT_MSG_PROCESS_MEMORY_LIMIT:
+		return JOB_EV_PROCESS_MEMORY_LIMIT;
+	case JOB_OBJECT_MSG_ACTIVE_PROCESS_LIMIT:
+		return JOB_EV_ACTIVE_PROCESS_LIMIT;
+	case JOB_OBJECT_MSG_ACTIVE_PROCESS_ZERO:
+		return JOB_EV_ACTIVE_PROCESS_ZERO;
+	case JOB_OBJECT_MSG_NEW_PROCESS:
+		return JOB_EV_NEW_PROCESS;
+	case JOB_OBJECT_MSG_EXIT_PROCESS:
+		return JOB_EV_EXIT_PROCESS;
+	case JOB_OBJECT_MSG_ABNORMAL_EXIT_PROCESS:
+		return JOB_EV_ABNORMAL_EXIT_PROCESS;
+	default:
+		return (enum job_event)0;
+	}
+}
+
+/*
+ * Takes every message waiting on the port.  True if one is a cap the job
+ * applied: the run ends there and the tree is terminated, as a cap does
+ * on every backend.
+ */
+static bool
+drain(HANDLE port, struct job_win_res *res)
+{
+	DWORD msg = 0;
+	ULONG_PTR key = 0;
+	LPOVERLAPPED ov = NULL;
+	bool cap = false;
+
+	while (GetQueuedCompletionStatus(port, &msg, &key, &ov, 0)) {
+		enum job_event e = msg_event(msg);
+		enum cordon_cap_id c = e == JOB_EV_END_OF_JOB_TIME ?
+		    CORDON_CAP_CPU : e == JOB_EV_JOB_MEMORY_LIMIT ?
+		    CORDON_CAP_MEMORY : e == JOB_EV_ACTIVE_PROCESS_LIMIT ?
+		    CORDON_CAP_NPROC : CORDON_CAP_NONE;
+
+		/* Only this job posts to this port; the key says so. */
+		if (key != PORT_KEY || e == 0)
+			continue;
+		job_events_add(&res->run.evs, e);
+		if (c != CORDON_CAP_NONE &&
+		    (res->run.ap.applied & (1U << c)) != 0)
+			cap = true;
+	}
+	return cap;
+}
+
+static void
+follow(HANDLE proc, HANDLE port, uint64_t wall_ns, struct job_win_res *res)
+{
+	ULONGLONG start = GetTickCount64();
+	ULONGLONG wall_ms = wall_ns / 1000000 + (wall_ns % 1000000 != 0);
+	DWORD code = 0;
+
+	for (;;) {
+		ULONGLONG now = GetTickCount64(), left = STEP_MS;
+
+		if (drain(port, res))
+			return;
+		if (wall_ns != 0) {
+			if (now - start >= wall_ms) {
+				job_events_add(&res->run.evs, JOB_EV_WALL);
+				return;
+			}
+			left = wall_ms - (now - start);
+		}
+		if (WaitForSingleObject(proc, left < STEP_MS ? (DWORD)left :
+		    STEP_MS) == WAIT_OBJECT_0)
+			break;
+	}
+	(void)drain(port, res);
+	/* Signalled, so it has exited: even a code of 259 (STILL_ACTIVE). */
+	if (GetExitCodeProcess(proc, &code)) {
+		res->run.end.exited = true;
+		res->run.end.exit_code = code;
+	}
+}
+
+static void
+account(HANDLE job, struct job_win_res *res)
+{
+	JOBOBJECT_BASIC_AND_IO_ACCOUNTING_INFORMATION a;
+	JOBOBJECT_EXTENDED_LIMIT_INFORMATION x;
+	DWORD n = 0;
+
+	memset(&a, 0, sizeof(a));
+	memset(&x, 0, sizeof(x));
+	res->run.acct.queried = QueryInformationJobObject(job,
+	    JobObjectBasicAndIoAccountingInformation, &a, sizeof(a), &n) &&
+	    QueryInformationJobObject(job, JobObjectExtendedLimitInformation,
+	    &x, sizeof(x), &n);
+	if (!res->run.acct.queried)
+		return;
+	res->run.acct.user_100ns = (uint64_t)a.BasicInfo.TotalUserTime.QuadPart;
+	res->run.acct.kernel_100ns =
+	    (uint64_t)a.BasicInfo.TotalKernelTime.QuadPart;
+	res->run.acct.total_processes = a.BasicInfo.TotalProcesses;
+	res->run.acct.active_processes = a.BasicInfo.ActiveProcesses;
+	res->run.acct.peak_job_memory = x.PeakJobMemoryUsed;
+}
+
+/* The status CreateProcessW's failure gives: 127 not found, 126 not run. */
+static int
+spawn_status(DWORD e)
+{
+	switch (e) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_NAME:
+		return 127;
+	case ERROR_ACCESS_DENIED:
+	case ERROR_BAD_EXE_FORMAT:
+	case ERROR_EXE_MACHINE_TYPE_MISMATCH:
+		return 126;
+	default:
+		return 125;
+	}
+}
+
+/* Full path of the workdir with the \\?\ prefix (no MAX_PATH limit). */
+static wchar_t *
+full_path(const char *p, struct job_win_res *res)
+{
+	wchar_t *w = widen(p), *full = NULL;
+	DWORD n;
+
+	if (w == NULL) {
+		say(res, "the workdir is not valid UTF-8");
+		return NULL;
+	}
+	n = GetFullPathNameW(w, 0, NULL, NULL);
+	if (n != 0 && n < 32000 && (full = calloc((size_t)n + 4,
+	    sizeof(*full))) != NULL) {
+		wcscpy(full, L"\\\\?\\");
+		if (GetFullPathNameW(w, n, full + 4, NULL) >= n) {
+			free(full);
+			full = NULL;
+		}
+	}
+	if (full == NULL)
+		say(res, "cannot resolve the workdir path '%s'", p);
+	free(w);
+	return full;
+}
+
+int
+job_win_run(const struct job_win_req *req, struct job_win_res *res)
+{
+	struct job_limits lim;
+	wchar_t *dir = NULL, *cmd = NULL, *env = NULL;
+	HANDLE job = NULL, port = NULL;
+	STARTUPINFOW si;
+	PROCESS_INFORMATION pi = { NULL, NULL, 0, 0 };
+	enum cordon_cap_id unmet = CORDON_CAP_NONE;
+	bool made = false;
+	int r = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->run.out.outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+	res->run.out.status = 125;
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+
+	/* 1. Refusals, before anything exists. */
+	if (req->argv == NULL || req->argv[0] == NULL) {
+		say(res, "no command to run");
+		return -1;
+	}
+	if (job_limits_for(&req->ask, &lim) != 0) {
+		say(res, "--nproc %llu does not fit a job's active process "
+		    "limit (32 bits)", (unsigned long long)req->ask.nproc);
+		return -1;
+	}
+	if (req->appcontainer && !appcontainer_resolve(res))
+		return -1;
+	dir = full_path(req->workdir, res);
+	cmd = dir == NULL ? NULL : command_line(req->argv, res);
+	env = cmd == NULL ? NULL : env_block(dir + 4, res);
+	if (env == NULL)
+		goto out;
+
+	/* 2. The workdir. */
+	if (!workdir_make(dir, res))
+		goto out;
+	made = true;
+
+	/* 3. The job, its limits read back, and what they decide. */
+	job = CreateJobObjectW(NULL, NULL);
+	port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
+	if (job == NULL || port == NULL) {
+		say(res, "cannot create the job (error %lu)", GetLastError());
+		goto out;
+	}
+	if (!job_setup(job, port, &lim, res))
+		goto out;
+	job_applied_decide(&req->ask, &res->run.rb, &res->run.ap);
+	unmet = job_require_unmet(&res->run.ap, req->require);
+	if (unmet != CORDON_CAP_NONE) {
+		say(res, "--require %s: not applied: %s",
+		    cordon_cap_name(unmet), res->run.ap.why[unmet]);
+		goto out;
+	}
+
+	/* 4. Suspended, assigned, resumed. */
+	if (!CreateProcessW(NULL, cmd, NULL, NULL, TRUE,
+	    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT, env, dir + 4, &si,
+	    &pi)) {
+		DWORD e = GetLastError();
+
+		res->run.out.status = spawn_status(e);
+		say(res, "cannot run '%s': %s (error %lu)", req->argv[0],
+		    res->run.out.status == 127 ? "not found" :
+		    res->run.out.status == 126 ? "not executable" :
+		    "CreateProcess failed", e);
+		pi.hProcess = pi.hThread = NULL;
+		goto out;
+	}
+	if (!AssignProcessToJobObject(job, pi.hProcess)) {
+		say(res, "cannot put the payload in the job (error %lu); it "
+		    "was never resumed", GetLastError());
+		(void)TerminateProcess(pi.hProcess, KILLED_CODE);
+		goto out;
+	}
+	if (ResumeThread(pi.hThread) == (DWORD)-1) {
+		say(res, "cannot resume the payload (error %lu)",
+		    GetLastError());
+		goto out;
+	}
+	res->run.end.started = true;
+
+	/* 5. Follow; 6. account, then end every process in the job. */
+	follow(pi.hProcess, port, req->ask.wall_ns, res);
+	account(job, res);
+	r = 0;
+out:
+	if (job != NULL) {
+		(void)TerminateJobObject(job, KILLED_CODE);
+		(void)CloseHandle(job);
+	}
+	/* Bounded: a run never hangs on its own teardown. */
+	if (pi.hProcess != NULL) {
+		(void)WaitForSingleObject(pi.hProcess, REAP_MS);
+		(void)CloseHandle(pi.hProcess);
+	}
+	if (pi.hThread != NULL)
+		(void)CloseHandle(pi.hThread);
+	if (port != NULL)
+		(void)CloseHandle(port);
+	/* 7. The workdir, on every path that made it. */
+	if (made) {
+		res->workdir_removed = workdir_remove(dir);
+		if (!res->workdir_removed && r == 0)
+			say(res, "the workdir could not be removed");
+		else if (!res->workdir_removed)
+			(void)snprintf(res->err + strlen(res->err),
+			    sizeof(res->err) - strlen(res->err), "; and the "
+			    "workdir could not be removed");
+	}
+	if (r == 0)
+		job_outcome_decide(&res->run.ap, &res->run.rb, &res->run.evs,
+		    &res->run.acct, &res->run.end, &res->run.out);
+	free(env);
+	free(cmd);
+	free(dir);
+	return r;
+}
