@@ -262,6 +262,8 @@ int tree_init(void);
  * and the run has a private tmpfs, found and kept open on the way.
  */
 int tree_sample(struct tree_sample *s, bool has_init);
+/* The same, not stopping past the process cap (tree_set_group). */
+int tree_sample_whole(struct tree_sample *s, bool has_init);
 /*
  * How many tasks of the tree coexisted, for a sample over the process cap
  * (where the payload leads its group, counted with the group stopped, and
@@ -284,6 +286,8 @@ void tree_reap(pid_t payload, bool *payload_done, int *payload_status);
  * counting just past nproc_cap.
  */
 void tree_set_group(pid_t pgid, uint32_t nproc_cap);
+/* linux-ns: the same for the init's first child, the payload's group. */
+void tree_set_init_group(pid_t init, uint32_t nproc_cap);
 uint64_t tree_reaped_cpu_ns(void);
 
 /* cgroup.c: a cgroup v2 per run, where the host delegates one to us. */

@@ -102,15 +102,27 @@ static int
 measure(const struct request *req, const struct spawn *sp,
     struct tree_sample *s)
 {
-	int r = tree_sample(s, sp->status_fd >= 0);
+	bool has_init = sp->status_fd >= 0;
+	int r = tree_sample(s, has_init);
+	uint32_t n;
 
+	/*
+	 * A walk stops counting past the process cap (tree.c); if the tree
+	 * was within it after all, the CPU and memory of a whole walk are
+	 * what the caps are checked against, not the part.
+	 */
+	if (!sp->nproc_init && req->limits.nproc != 0 &&
+	    s->nproc > req->limits.nproc) {
+		n = tree_recheck(has_init);
+		if (n <= req->limits.nproc)
+			r = tree_sample_whole(s, has_init);
+		s->nproc = n;
+	}
 	if (s->mem_bytes > req->limits.memory_bytes)
 		s->mem_bytes = tree_pss();
 	/* The init's to decide: a walk could count its test fork. */
 	if (sp->nproc_init)
 		s->nproc = 0;
-	else if (req->limits.nproc != 0 && s->nproc > req->limits.nproc)
-		s->nproc = tree_recheck(sp->status_fd >= 0);
 	return r;
 }
 
@@ -423,8 +435,10 @@ monitor_run(int sock, int sigfd, const struct request *req,
 	 * Without a pid namespace the payload is our child and made its own
 	 * group; the cap is the samples' to hold unless the init holds it.
 	 */
-	tree_set_group(sp->status_fd < 0 ? sp->pid : 0,
-	    sp->nproc_init ? 0 : req->limits.nproc);
+	if (sp->status_fd < 0)
+		tree_set_group(sp->pid, req->limits.nproc);
+	else if (!sp->nproc_init && req->limits.nproc != 0)
+		tree_set_init_group(sp->pid, req->limits.nproc);
 	if ((l.ncpu = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		l.ncpu = 1;
 	l.tick = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);

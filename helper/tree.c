@@ -71,6 +71,12 @@ struct pidlist {
 static pid_t self;
 /* The payload's process group (its pid), until the kill signalled it. */
 static pid_t group;
+/*
+ * linux-ns: the init, whose life pins the group's id instead (the init
+ * reaps the payload; while the init lives, its namespace's processes,
+ * the group among them, are alive or its own zombies).  0 on the floor.
+ */
+static pid_t pinner;
 /* The process cap the samples hold: a sample stops counting past it. */
 static uint32_t group_cap;
 static uint64_t ns_per_tick;
@@ -229,7 +235,7 @@ read_children(pid_t pid, long nthreads, struct pidlist *out,
 }
 
 struct procstat {
-	pid_t ppid;
+	pid_t ppid, pgrp;
 	uint64_t ticks;     /* utime + stime + cutime + cstime */
 	long nthreads;
 };
@@ -262,6 +268,7 @@ read_stat(pid_t pid, struct procstat *ps)
 		p = end;
 	}
 	ps->ppid = (pid_t)v[0];
+	ps->pgrp = (pid_t)v[1];
 	/* utime, stime, cutime, cstime are fields 14..17. */
 	ps->ticks = v[10] + v[11] + v[12] + v[13];
 	ps->nthreads = (long)v[16];
@@ -549,6 +556,19 @@ tree_sample(struct tree_sample *s, bool has_init)
 	return r;
 }
 
+/* tree_sample, counting every task, past the process cap too. */
+int
+tree_sample_whole(struct tree_sample *s, bool has_init)
+{
+	uint32_t cap = group_cap;
+	int r;
+
+	group_cap = 0;
+	r = tree_sample(s, has_init);
+	group_cap = cap;
+	return r;
+}
+
 /*
  * A walk reads the tree over a few milliseconds, so it can count a task
  * that exited and one forked after it, which never coexisted: a tree that
@@ -584,6 +604,21 @@ still_there(bool has_init)
  * costs a stop; a parent sees it only if it waits with WUNTRACED, which
  * shells do only under job control.
  */
+/* Whether the group's id is still the run's (see pinner). */
+static bool
+group_pinned(void)
+{
+	siginfo_t si;
+
+	if (group <= 0)
+		return false;
+	if (pinner == 0)
+		return true;
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pinner, &si, WEXITED | WNOHANG | WNOWAIT |
+	    __WALL) == 0 && si.si_pid == 0;
+}
+
 uint32_t
 tree_recheck(bool has_init)
 {
@@ -591,7 +626,7 @@ tree_recheck(bool has_init)
 	struct tree_sample again;
 	uint32_t n;
 
-	if (group <= 0)
+	if (!group_pinned())
 		return still_there(has_init);
 	(void)kill(-group, SIGSTOP);
 	(void)walk(&l, &again);
@@ -606,6 +641,30 @@ tree_set_group(pid_t pgid, uint32_t nproc_cap)
 {
 	group = pgid > 0 ? pgid : 0;
 	group_cap = nproc_cap;
+}
+
+/*
+ * linux-ns where the samples hold the cap (setuid mode without a user
+ * namespace): the payload, the init's first child, leads its group in
+ * the host's pid space too.  Only while the init has not exited (the
+ * helper reaps it only in tree_kill, after the group is dropped) is that
+ * group the run's; tree_recheck looks each time.
+ */
+void
+tree_set_init_group(pid_t init, uint32_t nproc_cap)
+{
+	struct pidlist l = { NULL, 0, 0 };
+	struct procstat ps;
+	char path[64];
+
+	group_cap = nproc_cap;
+	if (fmt(path, sizeof(path), "/proc/%d/task/%d/children", init, init) &&
+	    read_children_file(path, &l) == 0 && l.n > 0 &&
+	    read_stat(l.v[0], &ps) == 0 && ps.pgrp == l.v[0]) {
+		group = l.v[0];
+		pinner = init;
+	}
+	free(l.v);
 }
 
 /* A wait status, as waitpid gives it, from waitid's siginfo. */
@@ -704,10 +763,9 @@ tree_kill(void)
 
 	cgroup_kill(); /* atomic where the run has a cgroup; the walk reaps */
 	/* The payload's group at once, while its zombie leader pins the id. */
-	if (group > 0) {
+	if (group > 0 && pinner == 0)
 		(void)kill(-group, SIGKILL);
-		group = 0;
-	}
+	group = 0; /* linux-ns: the init's death takes its namespace */
 	/* Nothing is measured after the kill: let the run's tmpfs go with it. */
 	if (tmpfs_fd >= 0) {
 		close(tmpfs_fd);
