@@ -646,9 +646,14 @@ tree_set_group(pid_t pgid, uint32_t nproc_cap)
 /*
  * linux-ns where the samples hold the cap (setuid mode without a user
  * namespace): the payload, the init's first child, leads its group in
- * the host's pid space too.  Only while the init has not exited (the
- * helper reaps it only in tree_kill, after the group is dropped) is that
- * group the run's; tree_recheck looks each time.
+ * the host's pid space too.  Only while the init has not exited is that
+ * group the run's: group_pinned() asks before each signal (an exited
+ * init, zombie or reaped, fails it).  What remains is the moment between
+ * that look and the signal; in it the init would have to die, its
+ * namespace be reaped and the pid space wrap to the same number for a
+ * new group leader, and the helper runs as the invoker by then (setuid
+ * mode drops right after the clone), so it could stop nothing the
+ * invoker could not.
  */
 void
 tree_set_init_group(pid_t init, uint32_t nproc_cap)

@@ -69,7 +69,7 @@ START_TEST(patterns_parse_and_refuse)
 	};
 	static const char *bad[] = {
 		"", "*", "*.", "a..b", ".example.com", "exa mple.com",
-		"b\xc3\xbc" "cher.example", "example.com:0", "example.com:65536",
+		("b\xc3\xbc" "cher.example"), "example.com:0", "example.com:65536",
 		"example.com:http", "10.1.2.3/8", "1.2.3.4/33", "::1/129",
 		"[example.com]:80", "a.*.example.com", "example.com:443:1",
 		"::1:443x", "[::1]443", "1.2.3.4/", "http://example.com",
