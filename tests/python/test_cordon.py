@@ -230,6 +230,9 @@ os.write(res, repr((r.outcome, r.exit_code, r.stderr)).encode())
         main = threading.get_ident()
         timer = threading.Timer(0.5, signal.pthread_kill,
                                 (main, signal.SIGINT))
+        # Started in the background (CI, nohup), Python inherits SIGINT
+        # ignored and raises nothing: a user's Ctrl-C has the default.
+        old = signal.signal(signal.SIGINT, signal.default_int_handler)
         t0 = time.monotonic()
         timer.start()
         try:
@@ -237,6 +240,7 @@ os.write(res, repr((r.outcome, r.exit_code, r.stderr)).encode())
                 cordon.run(["sleep", "60"], self.config())
         finally:
             timer.cancel()
+            signal.signal(signal.SIGINT, old)
         self.assertLess(time.monotonic() - t0, 30)
         # Recorded as interrupted: the helper was told to stop the run.
         rows = self.rows("outcome, signal, error")
