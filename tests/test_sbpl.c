@@ -284,7 +284,7 @@ static const char *const odd_paths[] = {
 	"/private/tmp/back\\slash",
 	"/private/tmp/pa(ren)s)",
 	"/private/tmp/new\nline",
-	"/Users/\xc3\xbcn\xc3\xaf/c\xc3\xb4" "de",
+	("/Users/\xc3\xbcn\xc3\xaf/c\xc3\xb4" "de"),
 	"/private/tmp/semi;colon\")(allow default)(",
 	"/private/tmp/#|comment",
 };
