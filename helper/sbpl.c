@@ -301,15 +301,13 @@ param(struct gen *g, const char *key, size_t index, bool indexed,
 	size_t n;
 	int r;
 
-	if (g->nparams == g->cap) {
-		size_t cap = g->cap == 0 ? 16 : g->cap * 2;
-
-		p = realloc(g->params, cap * sizeof(*p));
-		if (p == NULL)
-			return NULL;
-		g->params = p;
-		g->cap = cap;
-	}
+	/*
+	 * Never grown: the keys returned point into the array, and a key
+	 * must stay valid while later params are added (sbpl_generate sizes
+	 * it for every param a profile can have).
+	 */
+	if (g->nparams == g->cap)
+		return NULL;
 	p = &g->params[g->nparams];
 	r = indexed ? snprintf(p->key, sizeof(p->key), "%s_%zu", key, index) :
 	    snprintf(p->key, sizeof(p->key), "%s", key);
@@ -501,8 +499,14 @@ sbpl_generate(const struct sbpl_options *o, struct sbpl_profile *p,
 	if (check_options(o, err, errsz) < 0)
 		return -1;
 	g.buf = malloc(SBPL_MAX_PROFILE + 1);
-	if (g.buf == NULL)
+	/* The secrets, the ro-binds, WORKDIR and the four devices. */
+	g.cap = sbpl_home_secrets_n + o->nro_binds + 5;
+	g.params = calloc(g.cap, sizeof(*g.params));
+	if (g.buf == NULL || g.params == NULL) {
+		free(g.buf);
+		free(g.params);
 		return FAIL("out of memory", NULL);
+	}
 	g.buf[0] = '\0';
 
 	put(&g, "(version 1)\n");
