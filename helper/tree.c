@@ -624,12 +624,20 @@ tree_recheck(bool has_init)
 {
 	static struct pidlist l;
 	struct tree_sample again;
-	uint32_t n;
+	uint32_t n, saved;
 
 	if (!group_pinned())
 		return still_there(has_init);
 	(void)kill(-group, SIGSTOP);
+	/*
+	 * Listed up to four times the cap: a task already exiting when the
+	 * stop came is gone by the count, and only the ones still there
+	 * coexisted.
+	 */
+	saved = group_cap;
+	group_cap = saved < UINT32_MAX / 8 ? saved * 4 + 4 : 0;
 	(void)walk(&l, &again);
+	group_cap = saved;
 	n = still_there(has_init);
 	if (n <= group_cap)
 		(void)kill(-group, SIGCONT);
