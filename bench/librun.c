@@ -4,7 +4,11 @@
  * cordon_run(), as a harness linking libcordon would, and reports the
  * per-run latency and CPU.
  *
- *   librun [-n N] [-w WARMUP] [-b BACKEND] [-t TRACE] [--] COMMAND [ARG...]
+ *   librun [-s] [-n N] [-w WARMUP] [-b BACKEND] [-t TRACE] [--] COMMAND [ARG...]
+ *
+ * -s runs through one cordon_session (cordon_session_open, then
+ * cordon_session_run each time: the trace and the policy kept open)
+ * instead of cordon_run.
  *
  * Prints one line of JSON on stdout:
  *   {"runs":N,"failed":F,"median_ms":..,"p90_ms":..,"mean_ms":..,
@@ -18,6 +22,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,21 +89,25 @@ parse_count(const char *s, long *out)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: librun [-n N] [-w WARMUP] [-b BACKEND] "
+	fprintf(stderr, "usage: librun [-s] [-n N] [-w WARMUP] [-b BACKEND] "
 	    "[-t TRACE] [--] COMMAND [ARG...]\n");
 	exit(2);
 }
 
-/* One run; 0 if the payload exited 0, else -1 with why on stderr. */
+/* One run (through s if not NULL); 0 if the payload exited 0, else -1. */
 static int
-run_once(const cordon_config *cfg, char *const argv[])
+run_once(cordon_session *s, const cordon_config *cfg, char *const argv[])
 {
 	cordon_result *r = NULL;
-	int err = cordon_run(cfg, argv, &r);
+	int err = s != NULL ? cordon_session_run(s, cfg, argv, &r) :
+	    cordon_run(cfg, argv, &r);
 	int ok;
 
 	if (err < 0) {
-		fprintf(stderr, "librun: %s\n", cordon_strerror(err));
+		fprintf(stderr, "librun: %s%s%s\n", cordon_strerror(err),
+		    s != NULL && cordon_session_error(s) != NULL ? ": " : "",
+		    s != NULL && cordon_session_error(s) != NULL ?
+		    cordon_session_error(s) : "");
 		return -1;
 	}
 	ok = cordon_result_outcome(r) == CORDON_OUTCOME_EXITED &&
@@ -119,11 +128,16 @@ main(int argc, char *argv[])
 	long n = 1000, warmup = 3, failed = 0;
 	const char *backend = "linux-ns", *trace = NULL;
 	cordon_config *cfg = NULL;
+	cordon_session *s = NULL;
 	double *t = NULL, sum = 0, self0, kids0;
-	int c, b;
+	bool session = false;
+	int c, b, err;
 
-	while ((c = getopt(argc, argv, "+n:w:b:t:")) != -1) {
+	while ((c = getopt(argc, argv, "+sn:w:b:t:")) != -1) {
 		switch (c) {
+		case 's':
+			session = true;
+			break;
 		case 'n':
 			if (parse_count(optarg, &n) < 0 || n == 0)
 				usage();
@@ -152,13 +166,18 @@ main(int argc, char *argv[])
 		fprintf(stderr, "librun: bad backend or trace path\n");
 		return 2;
 	}
+	if (session && (err = cordon_session_open(cfg, &s)) < 0) {
+		fprintf(stderr, "librun: cannot open a session: %s\n",
+		    cordon_strerror(err));
+		return 1;
+	}
 	t = calloc((size_t)n, sizeof(*t));
 	if (t == NULL) {
 		fprintf(stderr, "librun: out of memory\n");
 		return 1;
 	}
 	for (long i = 0; i < warmup; i++)
-		if (run_once(cfg, argv + optind) < 0)
+		if (run_once(s, cfg, argv + optind) < 0)
 			failed++;
 	self0 = cpu_s(RUSAGE_SELF);
 	kids0 = cpu_s(RUSAGE_CHILDREN);
@@ -166,7 +185,7 @@ main(int argc, char *argv[])
 		struct timespec t0, t1;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (run_once(cfg, argv + optind) < 0)
+		if (run_once(s, cfg, argv + optind) < 0)
 			failed++;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		t[i] = elapsed(&t0, &t1);
@@ -182,6 +201,7 @@ main(int argc, char *argv[])
 	    sum / (double)n * 1e3, self0 / (double)n * 1e3,
 	    kids0 / (double)n * 1e3);
 	free(t);
+	cordon_session_close(s);
 	cordon_config_free(cfg);
 	return failed ? 1 : 0;
 }

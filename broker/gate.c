@@ -169,9 +169,22 @@ out:
 	return r;
 }
 
+int
+cordon_gate_policy_path(char *path, size_t pathsz, char *err, size_t errsz)
+{
+	if ((size_t)snprintf(path, pathsz, "%s/%s", cordon_confdir(),
+	    CORDON_POLICY_FILE) >= pathsz) {
+		(void)snprintf(err, errsz, "the policy path is too long");
+		return -CORDON_E_TOOLONG;
+	}
+	return 0;
+}
+
+/* The gate with the system policy as loaded (policy), or read now (NULL). */
 static int
-gate(const cordon_config *cfg, struct cordon_config *eff, uint32_t *require,
-    bool probe, char *err, size_t errsz)
+gate(const cordon_config *cfg, const struct cordon_policy *policy,
+    struct cordon_config *eff, uint32_t *require, bool probe, char *err,
+    size_t errsz)
 {
 	struct cordon_policy pol;
 	char path[CORDON_MAX_PATH_LEN + 1];
@@ -180,12 +193,10 @@ gate(const cordon_config *cfg, struct cordon_config *eff, uint32_t *require,
 	int r, cap;
 
 	*eff = *cfg;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", cordon_confdir(),
-	    CORDON_POLICY_FILE) >= sizeof(path)) {
-		(void)snprintf(err, errsz, "the policy path is too long");
-		return -CORDON_E_TOOLONG;
-	}
-	if ((r = cordon_policy_load(path, &pol, err, errsz)) < 0)
+	if (policy != NULL)
+		pol = *policy;
+	else if ((r = cordon_gate_policy_path(path, sizeof(path), err,
+	    errsz)) < 0 || (r = cordon_policy_load(path, &pol, err, errsz)) < 0)
 		return r;
 	/*
 	 * A cap nobody set is the built-in default, lowered to the ceiling
@@ -262,8 +273,9 @@ check_egress(const cordon_config *cfg, char *err, size_t errsz)
 }
 
 static int
-admit(const cordon_config *cfg, struct cordon_config *eff, uint32_t *require,
-    bool probe, char *err, size_t errsz)
+admit(const cordon_config *cfg, const struct cordon_policy *pol,
+    struct cordon_config *eff, uint32_t *require, bool probe, char *err,
+    size_t errsz)
 {
 	if (errsz > 0)
 		err[0] = '\0';
@@ -274,14 +286,21 @@ admit(const cordon_config *cfg, struct cordon_config *eff, uint32_t *require,
 	if (cordon_files_check(cfg, err, errsz) < 0 ||
 	    check_egress(cfg, err, errsz) < 0)
 		return -CORDON_E_INVAL;
-	return gate(cfg, eff, require, probe, err, errsz);
+	return gate(cfg, pol, eff, require, probe, err, errsz);
 }
 
 int
 cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz)
 {
-	return admit(cfg, eff, require, false, err, errsz);
+	return admit(cfg, NULL, eff, require, false, err, errsz);
+}
+
+int
+cordon_admit_with(const cordon_config *cfg, const struct cordon_policy *pol,
+    struct cordon_config *eff, uint32_t *require, char *err, size_t errsz)
+{
+	return admit(cfg, pol, eff, require, false, err, errsz);
 }
 
 int
@@ -290,5 +309,5 @@ cordon_config_check(const cordon_config *cfg, char *err, size_t errsz)
 	struct cordon_config eff;
 	uint32_t require = 0;
 
-	return admit(cfg, &eff, &require, true, err, errsz);
+	return admit(cfg, NULL, &eff, &require, true, err, errsz);
 }

@@ -122,6 +122,13 @@ int cordon_require_unmet(const struct cordon_config *eff, uint32_t require,
  */
 int cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz);
+/* The same with the system policy already loaded (session.c keeps it). */
+struct cordon_policy;
+int cordon_admit_with(const cordon_config *cfg, const struct cordon_policy *pol,
+    struct cordon_config *eff, uint32_t *require, char *err, size_t errsz);
+/* Where the gate reads the system policy: $(confdir)/policy.conf. */
+int cordon_gate_policy_path(char *path, size_t pathsz, char *err,
+    size_t errsz);
 /*
  * run.c: cordon_run past the gate, cfg and require being cordon_admit's
  * eff and require (the CLI admits a run once, before it opens the
@@ -130,6 +137,14 @@ int cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
  */
 int cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
     char *const argv[], cordon_result **result, char *err, size_t errsz);
+/*
+ * The same on a trace already open (session.c), which it leaves open;
+ * t NULL: opened by cfg's path and closed, as cordon_admitted_run does.
+ */
+struct cordon_trace;
+int cordon_admitted_run_on(struct cordon_trace *t,
+    const struct cordon_config *cfg, uint32_t require, char *const argv[],
+    cordon_result **result, char *err, size_t errsz);
 /* result.c: why cap was not applied to a run, in buf; NULL if it was. */
 const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
     char *buf, size_t bufsz);

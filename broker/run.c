@@ -853,10 +853,19 @@ int
 cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
     char *const argv[], cordon_result **result, char *errbuf, size_t errsz)
 {
+	return cordon_admitted_run_on(NULL, cfg, require, argv, result, errbuf,
+	    errsz);
+}
+
+int
+cordon_admitted_run_on(struct cordon_trace *t, const struct cordon_config *cfg,
+    uint32_t require, char *const argv[], cordon_result **result,
+    char *errbuf, size_t errsz)
+{
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
 	struct launch l = { .cfg = cfg, .require = require };
-	struct follow_state fs = { .wdfd = -1, .require = require,
+	struct follow_state fs = { .t = t, .wdfd = -1, .require = require,
 		.refusal = errbuf, .refusalsz = errsz };
 	struct helper_proc h = { .pid = -1, .sock = -1 };
 	bool started;
@@ -899,7 +908,8 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	fs.trace_path = trace_path;
 	/* Controls required: nothing is opened before BACKEND meets them. */
 	if (require == 0 || !started) {
-		if ((err = cordon_trace_open(trace_path, &fs.t)) < 0) {
+		if (fs.t == NULL &&
+		    (err = cordon_trace_open(trace_path, &fs.t)) < 0) {
 			abandon(&h);
 			goto out;
 		}
@@ -937,7 +947,8 @@ out:
 	pending_clear(&p);
 	if (r != NULL)
 		cordon_result_free(r);
-	cordon_trace_close(fs.t);
+	if (t == NULL)
+		cordon_trace_close(fs.t);
 	free(trace_path);
 	free(base);
 	free(helper);

@@ -946,6 +946,118 @@ START_TEST(require_is_checked_without_a_probe)
 }
 END_TEST
 
+/* Writes text to path with mode (the policy loader checks both). */
+static void
+put_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f;
+
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+/* One run through s; its return, the result freed. */
+static int
+session_true(cordon_session *s, const cordon_config *cfg)
+{
+	char *argv[] = { "/bin/true", NULL };
+	cordon_result *r = NULL;
+	int err = cordon_session_run(s, cfg, argv, &r);
+
+	if (err == 0) {
+		ck_assert_int_eq(cordon_result_outcome(r), CORDON_OUTCOME_EXITED);
+		ck_assert_int_eq(cordon_result_exit_code(r), 0);
+		ck_assert(cordon_result_workdir_removed(r));
+		ck_assert_ptr_null(cordon_session_error(s));
+	} else {
+		ck_assert_ptr_null(r);
+	}
+	cordon_result_free(r);
+	return err;
+}
+
+/*
+ * cordon_session_*: runs on one open trace, each recorded; the policy
+ * kept parsed and read again when its file changes (contents, mode);
+ * refusals record nothing and say why; another trace is refused.
+ */
+START_TEST(session_keeps_the_trace_and_rereads_the_policy)
+{
+	char confdir[400], pol[450], other[400];
+	cordon_config *cfg = cordon_config_new(), *opts = cordon_config_new();
+	cordon_session *s = NULL;
+	const char *why;
+	int i;
+
+	snprintf(confdir, sizeof(confdir), "%s/conf", S.root);
+	ck_assert_int_eq(mkdir(confdir, 0755), 0);
+	snprintf(pol, sizeof(pol), "%s/policy.conf", confdir);
+	ck_assert_int_eq(setenv("CORDON_CONFDIR", confdir, 1), 0);
+	ck_assert_int_eq(cordon_config_set_trace_path(opts, S.trace), 0);
+	ck_assert_int_eq(cordon_config_set_workdir_base(cfg, S.base), 0);
+	ck_assert_int_eq(cordon_config_set_backend(cfg, CORDON_BACKEND_FLOOR),
+	    0);
+	ck_assert_int_eq(cordon_session_open(opts, &s), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(session_true(s, cfg), 0);
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
+	    "outcome = 'exited'", NULL), 3);
+	/* A policy that appears is read: a ceiling under the cap refuses. */
+	ck_assert_int_eq(cordon_config_set_limit(cfg, CORDON_CAP_MEMORY,
+	    2ULL << 30), 0);
+	put_file(pol, "[ceilings]\nmax_memory = 1G\n", 0644);
+	ck_assert_int_eq(session_true(s, cfg), -CORDON_E_POLICY);
+	ck_assert_ptr_nonnull(why = cordon_session_error(s));
+	ck_assert_msg(strstr(why, "max_memory = 1G") != NULL, "%s", why);
+	/*
+	 * Changed: read again, now it runs.  (Kernels without multigrain
+	 * timestamps stamp files per tick: each change waits one out.)
+	 */
+	usleep(20000);
+	put_file(pol, "[ceilings]\nmax_memory = 4G\n", 0644);
+	ck_assert_int_eq(session_true(s, cfg), 0);
+	/* Only the mode changed (ctime): read again, and refused for it. */
+	usleep(20000);
+	ck_assert_int_eq(chmod(pol, 0666), 0);
+	ck_assert_int_eq(session_true(s, cfg), -CORDON_E_POLICY);
+	ck_assert_msg(strstr(cordon_session_error(s), "writable by group or "
+	    "others") != NULL, "%s", cordon_session_error(s));
+	/* Gone: the built-in defaults. */
+	ck_assert_int_eq(unlink(pol), 0);
+	ck_assert_int_eq(session_true(s, cfg), 0);
+	/* A required control the floor lacks: refused, nothing recorded. */
+	ck_assert_int_eq(cordon_config_require(cfg, CORDON_CAP_NETWORK), 0);
+	ck_assert_int_eq(session_true(s, cfg), -CORDON_E_UNMET);
+	ck_assert_msg(strstr(cordon_session_error(s), "network-isolation: the "
+	    "floor backend has no network isolation") != NULL, "%s",
+	    cordon_session_error(s));
+	cordon_config_free(cfg);
+	cfg = cordon_config_new();
+	ck_assert_int_eq(cordon_config_set_workdir_base(cfg, S.base), 0);
+	ck_assert_int_eq(cordon_config_set_backend(cfg, CORDON_BACKEND_FLOOR),
+	    0);
+	/* The session's trace or none: another is a mistake. */
+	snprintf(other, sizeof(other), "%s/other.db", S.root);
+	ck_assert_int_eq(cordon_config_set_trace_path(cfg, other), 0);
+	ck_assert_int_eq(session_true(s, cfg), -CORDON_E_INVAL);
+	ck_assert_msg(strstr(cordon_session_error(s), other) != NULL, "%s",
+	    cordon_session_error(s));
+	ck_assert_int_eq(access(other, F_OK), -1);
+	ck_assert_int_eq(cordon_config_set_trace_path(cfg, S.trace), 0);
+	ck_assert_int_eq(session_true(s, cfg), 0);
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs", NULL),
+	    6);
+	ck_assert_int_eq(dir_entries(S.base) <= 1, 1);
+	cordon_session_close(s);
+	cordon_session_close(NULL);
+	cordon_config_free(cfg);
+	cordon_config_free(opts);
+	unsetenv("CORDON_CONFDIR");
+}
+END_TEST
+
 /* The first child pid of pid listed in /proc, or -1. */
 static pid_t
 first_child(pid_t pid)
@@ -1991,6 +2103,7 @@ run_suite(void)
 	tcase_add_test(tc, create_not_recorded_means_nothing_runs);
 	tcase_add_test(tc, trace_not_opened_means_nothing_runs);
 	tcase_add_test(tc, require_is_checked_without_a_probe);
+	tcase_add_test(tc, session_keeps_the_trace_and_rereads_the_policy);
 	tcase_add_test(tc, payload_waits_for_the_create_row);
 	tcase_add_test(tc, held_helper_takes_only_go);
 	tcase_add_test(tc, helper_killed_before_naming_the_workdir_is_reclaimed);
