@@ -181,6 +181,11 @@ def spawn_commands(e):
          [e.cordon, "run", "--backend", "linux-ns"] + tr + ["--", "/bin/true"]),
         ("cordon floor", "trace on, --backend floor",
          [e.cordon, "run", "--backend", "floor"] + tr + ["--", "/bin/true"]),
+        # The required controls' check (issue 20: no PROBE helper).
+        ("cordon linux-ns --require", "trace on, --require "
+         "network-isolation,memory",
+         [e.cordon, "run", "--backend", "linux-ns", "--require",
+          "network-isolation,memory"] + tr + ["--", "/bin/true"]),
     ]
     if shutil.which("bwrap"):
         cmds.append(("bubblewrap", "`bwrap --unshare-all --die-with-parent "

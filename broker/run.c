@@ -482,7 +482,7 @@ commit_create(struct follow_state *fs, struct cordon_result *r,
 {
 	int err;
 
-	/* With controls required, the trace is opened once they are met. */
+	/* With controls required, a trace not yet made is made now. */
 	if (fs->t == NULL && (err = cordon_trace_open(fs->trace_path,
 	    &fs->t)) < 0)
 		return give_up(fs, sock, err);
@@ -512,8 +512,8 @@ commit_create(struct follow_state *fs, struct cordon_result *r,
  * --require (and the policy's require), checked against the run's own
  * helper instead of a probe: BACKEND says which backend was built and
  * what it applies, while the payload is held before its execve and
- * nothing is recorded (the trace is not even opened).  Met: the trace is
- * opened and the create committed (with BACKEND) before CREATED can ask
+ * nothing is recorded (a trace that does not exist yet is not made).
+ * Met: the create is committed (with BACKEND) before CREATED can ask
  * for GO.  Unmet, or the helper refused by itself: our end is shut, the
  * helper kills the held tree and removes the workdir, and the run is
  * refused as a gate refusal is (-CORDON_E_UNMET, no row).  True if the
@@ -913,14 +913,18 @@ cordon_admitted_run_on(struct cordon_trace *t, struct cordon_spare *spare,
 	/* Pipelined: the helper builds the sandbox while the trace opens. */
 	started = start_helper(&l, r, &p, &h) == 0;
 	fs.trace_path = trace_path;
-	/* Controls required: nothing is opened before BACKEND meets them. */
-	if (require == 0 || !started) {
+	/*
+	 * Controls required: the create waits for BACKEND to meet them, and
+	 * the trace is opened meanwhile only if it exists (opening it then
+	 * makes no file; else it is made once they are met).
+	 */
+	if (require == 0 || !started || access(trace_path, F_OK) == 0) {
 		if (fs.t == NULL &&
 		    (err = cordon_trace_open(trace_path, &fs.t)) < 0) {
 			abandon(&h);
 			goto out;
 		}
-		if (started)
+		if (started && require == 0)
 			commit_early(&fs, r, &p, h.sock);
 	}
 	if (started)

@@ -850,6 +850,19 @@ count_lines(const char *path)
 	return n;
 }
 
+/* Removes the scratch trace with its WAL and shared-memory files. */
+static void
+unlink_trace(void)
+{
+	char p[340];
+
+	ck_assert_int_eq(unlink(S.trace), 0);
+	snprintf(p, sizeof(p), "%s-wal", S.trace);
+	(void)unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", S.trace);
+	(void)unlink(p);
+}
+
 static void
 assert_require_refused(char *const env[], const char *backend,
     const char *require, const char *msg, int starts, const char *count)
@@ -915,7 +928,7 @@ START_TEST(require_is_checked_without_a_probe)
 		ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs",
 		    NULL), 1);
 		cmd_free(&c);
-		ck_assert_int_eq(unlink(S.trace), 0);
+		unlink_trace();
 	}
 	if (abi < 4) {
 		fprintf(stderr, "test_run: SKIP the BACKEND refusals: they "
@@ -931,6 +944,26 @@ START_TEST(require_is_checked_without_a_probe)
 	assert_require_refused(env, "--backend=landlock", "scoping,memory",
 	    "scoping: this kernel's Landlock cannot scope signals and "
 	    "abstract sockets (needs ABI 6)", 1, count);
+	/* A trace that exists is opened meanwhile: still no row. */
+	{
+		char marker[400], script[450];
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, "--backend=landlock", "--require", "scoping",
+		    "--", "/bin/sh", "-c", script, NULL };
+
+		ck_assert_int_eq(crun(&c, NULL, "--", "exit", "0", NULL), 0);
+		cmd_free(&c);
+		snprintf(marker, sizeof(marker), "%s/ran", S.root);
+		snprintf(script, sizeof(script), "touch %s", marker);
+		ck_assert_int_eq(run_cmd(&c, argv, env), 125);
+		ck_assert_msg(strstr(c.err, "scoping: this kernel's Landlock") !=
+		    NULL, "%s", c.err);
+		ck_assert_msg(access(marker, F_OK) < 0, "the command ran");
+		ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs",
+		    NULL), 1);
+		cmd_free(&c);
+		unlink_trace();
+	}
 	/* The system policy's: the helper refuses it itself, before BACKEND. */
 	snprintf(confdir, sizeof(confdir), "%s/conf", S.root);
 	ck_assert_int_eq(mkdir(confdir, 0755), 0);
