@@ -142,19 +142,7 @@ int cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
  * t NULL: opened by cfg's path and closed, as cordon_admitted_run does.
  */
 struct cordon_trace;
-/*
- * A helper started ahead of a request (session.c): started like any
- * (channel.c), and waiting for its REQUEST.  pid -1: none.
- */
-struct cordon_spare {
-	pid_t pid;
-	int sock;
-};
-/*
- * spare, if not NULL and holding a helper, is the helper the run uses
- * (taken: spare->pid becomes -1) instead of starting one.
- */
-int cordon_admitted_run_on(struct cordon_trace *t, struct cordon_spare *spare,
+int cordon_admitted_run_on(struct cordon_trace *t,
     const struct cordon_config *cfg, uint32_t require, char *const argv[],
     cordon_result **result, char *err, size_t errsz);
 /* result.c: why cap was not applied to a run, in buf; NULL if it was. */

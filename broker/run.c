@@ -752,7 +752,6 @@ struct launch {
 	char **envp;
 	uint32_t envc, env_explicit, require;
 	struct cordon_proxy *proxy;       /* --allow-host, else NULL */
-	struct cordon_spare *spare;       /* a helper already started, or NULL */
 };
 
 /* The helper of one run, started and sent the request. */
@@ -775,14 +774,8 @@ start_helper(const struct launch *l, struct cordon_result *r,
 	char *why;
 	int err;
 
-	if (l->spare != NULL && l->spare->pid > 0) {
-		/* session.c checked it fits this run; it is this run's now. */
-		h->pid = l->spare->pid;
-		h->sock = l->spare->sock;
-		l->spare->pid = -1;
-		l->spare->sock = -1;
-	} else if (cordon_start_helper_io(l->helper, &h->pid, &h->sock,
-	    cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd) < 0) {
+	if (cordon_start_helper_io(l->helper, &h->pid, &h->sock, cfg->stdin_fd,
+	    cfg->stdout_fd, cfg->stderr_fd) < 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		why = xfmt("cannot execute the helper %s: %s (is cordon "
 		    "installed?)", l->helper, strerror(errno));
@@ -860,18 +853,18 @@ int
 cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
     char *const argv[], cordon_result **result, char *errbuf, size_t errsz)
 {
-	return cordon_admitted_run_on(NULL, NULL, cfg, require, argv, result,
-	    errbuf, errsz);
+	return cordon_admitted_run_on(NULL, cfg, require, argv, result, errbuf,
+	    errsz);
 }
 
 int
-cordon_admitted_run_on(struct cordon_trace *t, struct cordon_spare *spare,
-    const struct cordon_config *cfg, uint32_t require, char *const argv[],
-    cordon_result **result, char *errbuf, size_t errsz)
+cordon_admitted_run_on(struct cordon_trace *t, const struct cordon_config *cfg,
+    uint32_t require, char *const argv[], cordon_result **result,
+    char *errbuf, size_t errsz)
 {
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
-	struct launch l = { .cfg = cfg, .require = require, .spare = spare };
+	struct launch l = { .cfg = cfg, .require = require };
 	struct follow_state fs = { .t = t, .wdfd = -1, .require = require,
 		.refusal = errbuf, .refusalsz = errsz };
 	struct helper_proc h = { .pid = -1, .sock = -1 };

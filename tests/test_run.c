@@ -816,8 +816,7 @@ END_TEST
 /*
  * --require without a PROBE helper: cordon_run starts one helper, the
  * run's own, and holds the run to the required controls at its BACKEND
- * (run.c, require_met).  The helper is a wrapper that counts its starts
- * (a line each, its pid).
+ * (run.c, require_met).  The helper is a wrapper that counts its starts.
  * Each refusal: exit 125, "nothing was run" naming the control, no trace
  * file, no workdir, the payload never ran.  Met: one helper start.
  */
@@ -829,7 +828,7 @@ counting_helper(char *wrapper, size_t wsz, char *count, size_t csz)
 	snprintf(count, csz, "%s/helper-starts", S.root);
 	snprintf(wrapper, wsz, "%s/helper.sh", S.root);
 	ck_assert_ptr_nonnull(f = fopen(wrapper, "w"));
-	fprintf(f, "#!/bin/sh\necho $$ >> '%s'\nexec '%s' \"$@\"\n", count,
+	fprintf(f, "#!/bin/sh\necho started >> '%s'\nexec '%s' \"$@\"\n", count,
 	    getenv("CORDON_HELPER"));
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_int_eq(chmod(wrapper, 0755), 0);
@@ -1012,23 +1011,6 @@ session_true(cordon_session *s, const cordon_config *cfg)
 	return err;
 }
 
-/* A session on the scratch trace, after three floor runs of /bin/true. */
-static cordon_session *
-session_three_runs(cordon_config *opts, cordon_config *cfg)
-{
-	cordon_session *s = NULL;
-	int i;
-
-	ck_assert_int_eq(cordon_config_set_trace_path(opts, S.trace), 0);
-	ck_assert_int_eq(cordon_config_set_workdir_base(cfg, S.base), 0);
-	ck_assert_int_eq(cordon_config_set_backend(cfg, CORDON_BACKEND_FLOOR),
-	    0);
-	ck_assert_int_eq(cordon_session_open(opts, &s), 0);
-	for (i = 0; i < 3; i++)
-		ck_assert_int_eq(session_true(s, cfg), 0);
-	return s;
-}
-
 /*
  * cordon_session_*: runs on one open trace, each recorded; the policy
  * kept parsed and read again when its file changes (contents, mode);
@@ -1040,12 +1022,19 @@ START_TEST(session_keeps_the_trace_and_rereads_the_policy)
 	cordon_config *cfg = cordon_config_new(), *opts = cordon_config_new();
 	cordon_session *s = NULL;
 	const char *why;
+	int i;
 
 	snprintf(confdir, sizeof(confdir), "%s/conf", S.root);
 	ck_assert_int_eq(mkdir(confdir, 0755), 0);
 	snprintf(pol, sizeof(pol), "%s/policy.conf", confdir);
 	ck_assert_int_eq(setenv("CORDON_CONFDIR", confdir, 1), 0);
-	s = session_three_runs(opts, cfg);
+	ck_assert_int_eq(cordon_config_set_trace_path(opts, S.trace), 0);
+	ck_assert_int_eq(cordon_config_set_workdir_base(cfg, S.base), 0);
+	ck_assert_int_eq(cordon_config_set_backend(cfg, CORDON_BACKEND_FLOOR),
+	    0);
+	ck_assert_int_eq(cordon_session_open(opts, &s), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(session_true(s, cfg), 0);
 	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
 	    "outcome = 'exited'", NULL), 3);
 	/* A policy that appears is read: a ceiling under the cap refuses. */
@@ -1099,82 +1088,6 @@ START_TEST(session_keeps_the_trace_and_rereads_the_policy)
 	cordon_config_free(cfg);
 	cordon_config_free(opts);
 	unsetenv("CORDON_CONFDIR");
-}
-END_TEST
-
-/* The pid on the last line of path (counting_helper's), or -1. */
-static pid_t
-last_helper_pid(const char *path)
-{
-	char line[64];
-	long pid = -1;
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		pid = strtol(line, NULL, 10);
-	fclose(f);
-	return (pid_t)pid;
-}
-
-/*
- * The session starts the next run's helper at the end of each run: a run
- * takes it (N runs, N + 1 helpers started), unless what it was started
- * with changed (our environment) or the request has stdio of its own, or
- * it is gone (killed while waiting); each of those runs still runs, on a
- * helper of its own.  Close leaves no process.
- */
-START_TEST(session_starts_the_next_helper_ahead)
-{
-	char wrapper[400], count[400], out[400], buf[64];
-	char *argv[] = { "/bin/echo", "to-the-file", NULL };
-	cordon_config *cfg = cordon_config_new(), *opts = cordon_config_new();
-	cordon_session *s = NULL;
-	cordon_result *r = NULL;
-	ssize_t n;
-	pid_t pid;
-	int i, fd;
-
-	counting_helper(wrapper, sizeof(wrapper), count, sizeof(count));
-	ck_assert_int_eq(setenv("CORDON_HELPER", wrapper, 1), 0);
-	s = session_three_runs(opts, cfg);
-	/* The last one waits; its start is in the file before the next run. */
-	for (i = 0; i < 200 && count_lines(count) < 4; i++)
-		usleep(10000);
-	ck_assert_int_eq(count_lines(count), 4);
-	/* Our environment changed: thrown away, a fresh one, then the next. */
-	ck_assert_int_eq(setenv("CORDON_TEST_SESSION_KEY", "1", 1), 0);
-	ck_assert_int_eq(session_true(s, cfg), 0);
-	for (i = 0; i < 200 && count_lines(count) < 6; i++)
-		usleep(10000);
-	ck_assert_int_eq(count_lines(count), 6);
-	/* Killed while waiting: the run starts its own. */
-	ck_assert_int_gt(pid = last_helper_pid(count), 0);
-	ck_assert_int_eq(kill(pid, SIGKILL), 0);
-	usleep(50000);
-	ck_assert_int_eq(session_true(s, cfg), 0);
-	/* Stdout of its own: the waiting helper has ours, so a fresh one. */
-	snprintf(out, sizeof(out), "%s/out", S.root);
-	ck_assert_int_ge(fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600), 0);
-	cordon_config_set_stdout_fd(cfg, fd);
-	ck_assert_int_eq(cordon_session_run(s, cfg, argv, &r), 0);
-	ck_assert_int_eq(cordon_result_exit_code(r), 0);
-	cordon_result_free(r);
-	ck_assert_int_eq(n = pread(fd, buf, sizeof(buf) - 1, 0), 12);
-	buf[n] = '\0';
-	ck_assert_str_eq(buf, "to-the-file\n");
-	close(fd);
-	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
-	    "outcome = 'exited'", NULL), 6);
-	/* Nothing of the session's is left: no child, no workdir. */
-	cordon_session_close(s);
-	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
-	ck_assert_int_eq(errno, ECHILD);
-	ck_assert_int_le(dir_entries(S.base), 1);
-	cordon_config_free(cfg);
-	cordon_config_free(opts);
-	unsetenv("CORDON_TEST_SESSION_KEY");
 }
 END_TEST
 
@@ -2224,7 +2137,6 @@ run_suite(void)
 	tcase_add_test(tc, trace_not_opened_means_nothing_runs);
 	tcase_add_test(tc, require_is_checked_without_a_probe);
 	tcase_add_test(tc, session_keeps_the_trace_and_rereads_the_policy);
-	tcase_add_test(tc, session_starts_the_next_helper_ahead);
 	tcase_add_test(tc, payload_waits_for_the_create_row);
 	tcase_add_test(tc, held_helper_takes_only_go);
 	tcase_add_test(tc, helper_killed_before_naming_the_workdir_is_reclaimed);
