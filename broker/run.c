@@ -750,7 +750,7 @@ struct launch {
 	const struct cordon_config *cfg;  /* the effective request */
 	const char *base, *helper;
 	char **envp;
-	uint32_t envc, env_explicit, require;
+	uint32_t envc, env_explicit;
 	struct cordon_proxy *proxy;       /* --allow-host, else NULL */
 };
 
@@ -864,7 +864,7 @@ cordon_admitted_run_on(struct cordon_trace *t, const struct cordon_config *cfg,
 {
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
-	struct launch l = { .cfg = cfg, .require = require };
+	struct launch l = { .cfg = cfg };
 	struct follow_state fs = { .t = t, .wdfd = -1, .require = require,
 		.refusal = errbuf, .refusalsz = errsz };
 	struct helper_proc h = { .pid = -1, .sock = -1 };

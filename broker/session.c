@@ -86,12 +86,12 @@ session_policy(struct cordon_session *s, char *err, size_t errsz)
 }
 
 int
-cordon_session_open(const cordon_config *opts, cordon_session **out)
+cordon_session_open(const cordon_config *opts, cordon_session **session)
 {
 	struct cordon_session *s;
 	int r;
 
-	*out = NULL;
+	*session = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -CORDON_E_NOMEM;
 	if (opts != NULL && opts->trace_path != NULL)
@@ -105,7 +105,7 @@ cordon_session_open(const cordon_config *opts, cordon_session **out)
 		cordon_session_close(s);
 		return r;
 	}
-	*out = s;
+	*session = s;
 	return 0;
 }
 
