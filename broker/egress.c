@@ -451,9 +451,16 @@ resolve_file(const char *path, const char *host, uint16_t port,
 		line[strcspn(line, "#\n")] = '\0';
 		if ((addr = strtok_r(line, " \t", &save)) == NULL)
 			continue;
-		while ((name = strtok_r(NULL, " \t", &save)) != NULL)
-			if (strcasecmp(name, host) == 0)
-				add_addr(addr, port, out, max, n);
+		while ((name = strtok_r(NULL, " \t", &save)) != NULL) {
+			if (strcasecmp(name, host) != 0)
+				continue;
+			/* "hang NAME": a DNS server that never answers. */
+			if (strcmp(addr, "hang") == 0) {
+				(void)fclose(f);
+				return CORDON_EGRESS_HANG;
+			}
+			add_addr(addr, port, out, max, n);
+		}
 	}
 	(void)fclose(f); /* read only: nothing to lose */
 	return *n > 0 ? 0 : -CORDON_E_NOTFOUND;

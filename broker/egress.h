@@ -81,8 +81,13 @@ const char *cordon_egress_addr_special(const struct sockaddr *sa);
  * The addresses of host, at most max of them, with port set: through
  * getaddrinfo, or - when CORDON_TEST_HOSTS names a hosts(5)-format file
  * and the broker is not AT_SECURE (a test hook a setuid or setgid caller
- * cannot set) - from that file alone.  0, or -CORDON_E_NOTFOUND.
+ * cannot set) - from that file alone.  0, or -CORDON_E_NOTFOUND; or,
+ * from the test file only, CORDON_EGRESS_HANG for a name on a "hang"
+ * line (the caller then stalls as for a DNS server that never answers).
+ * Blocks as long as getaddrinfo does: the proxy calls it from its
+ * resolver threads, never from the thread that relays.
  */
+#define CORDON_EGRESS_HANG 1
 int cordon_egress_resolve(const char *host, uint16_t port,
     struct sockaddr_storage *out, size_t max, size_t *n);
 

@@ -18,6 +18,8 @@
 #define CORDON_PROXY_MAX_CONNS 64
 #define CORDON_PROXY_HEAD_MS 10000     /* to send a complete request */
 #define CORDON_PROXY_IDLE_MS 300000    /* a relay with no bytes moving */
+#define CORDON_PROXY_RESOLVERS 4       /* name lookups running at once */
+#define CORDON_PROXY_RESOLVE_MS 10000  /* for a name's answer */
 #define CORDON_PROXY_MAX_EVENTS 1000   /* trace rows per run, then a count */
 
 struct cordon_proxy;

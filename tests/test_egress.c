@@ -515,7 +515,8 @@ setup_runs(void)
 	snprintf(hosts_path, sizeof(hosts_path), "%s/hosts", S.root);
 	ck_assert_ptr_nonnull(f = fopen(hosts_path, "w"));
 	fprintf(f, "127.0.0.1 allowed.test a.suffix.test rebind.test\n"
-	    "169.254.169.254 meta.test\n127.0.0.1 denied.test\n");
+	    "169.254.169.254 meta.test\n127.0.0.1 denied.test\n"
+	    "hang hang.test hang2.test hang3.test hang4.test\n");
 	fclose(f);
 	snprintf(hosts_env, sizeof(hosts_env), "CORDON_TEST_HOSTS=%s",
 	    hosts_path);
@@ -788,6 +789,66 @@ START_TEST(slowloris_is_cut_at_the_header_timeout)
 }
 END_TEST
 
+START_TEST(a_hung_lookup_does_not_stall_the_others)
+{
+	struct cmd c;
+	char *ev;
+	double other = 99;
+	const char *p;
+
+	/*
+	 * hang.test's lookup never answers (the test resolver's "hang"):
+	 * allowed.test, asked for meanwhile, still goes through at once,
+	 * and hang.test's client gets a 504 when its wait is over.
+	 */
+	ck_assert_int_eq(egress_run(&c, "CORDON_TEST_PROXY_RESOLVE_MS=3000",
+	    allow_opt("hang.test"), allow_opt("allowed.test"),
+	    "--allow-host=127.0.0.1", "--", "stall", "hang.test",
+	    "allowed.test", port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "HTTP/1.1 200") != NULL &&
+	    strstr(c.out, "hello from upstream") != NULL, "%s", c.out);
+	ck_assert_ptr_nonnull(p = strstr(c.out, "other: answered in "));
+	other = strtod(p + strlen("other: answered in "), NULL);
+	ck_assert_msg(other < 2.0, "the other request waited %.1f s: %s",
+	    other, c.out);
+	ck_assert_msg(strstr(c.out, "stalled: HTTP/1.1 504 Gateway Timeout") !=
+	    NULL, "%s", c.out);
+	ck_assert_int_eq(egress_count(c.out, "allowed"), 1);
+	ck_assert_int_eq(egress_count(c.out, "failed"), 1);
+	ck_assert_ptr_nonnull(ev = egress_event("host=hang.test"));
+	ck_assert_msg(strstr(ev, "verdict=failed") != NULL &&
+	    strstr(ev, "no answer from the resolver in time") != NULL, "%s",
+	    ev);
+	free(ev);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(lookups_in_flight_are_bounded)
+{
+	struct cmd c;
+	const char *p;
+	int n = 0;
+
+	/*
+	 * As many hung lookups as there are resolver threads: a fifth name
+	 * waits in the queue, never in a new thread, and gets its 504.
+	 */
+	ck_assert_int_eq(CORDON_PROXY_RESOLVERS, 4);
+	ck_assert_int_eq(egress_run(&c, "CORDON_TEST_PROXY_RESOLVE_MS=2000",
+	    allow_opt("*.test"), "--allow-host=127.0.0.1", "--", "stall",
+	    "hang.test,hang2.test,hang3.test,hang4.test", "allowed.test",
+	    port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "hello from upstream") == NULL, "%s",
+	    c.out);
+	for (p = c.out; (p = strstr(p, "HTTP/1.1 504")) != NULL; p++)
+		n++;
+	ck_assert_msg(n == 5, "%d 504s: %s", n, c.out);
+	ck_assert_int_eq(egress_count(c.out, "failed"), 5);
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(refusals_change_nothing)
 {
 	static const char *const bad[][2] = {
@@ -996,6 +1057,8 @@ main(void)
 		tcase_add_test(runs, a_direct_connection_has_no_route);
 		tcase_add_test(runs, half_open_flood_is_shed_and_counted);
 		tcase_add_test(runs, slowloris_is_cut_at_the_header_timeout);
+		tcase_add_test(runs, a_hung_lookup_does_not_stall_the_others);
+		tcase_add_test(runs, lookups_in_flight_are_bounded);
 		tcase_add_test(runs, refusals_change_nothing);
 		tcase_add_test(runs, the_policy_ceiling_and_profiles);
 		tcase_add_test(runs, nothing_is_left_after_the_run);
