@@ -1128,6 +1128,14 @@ show_text(struct cordon_trace *t, const struct cordon_result *r)
 			print_text(stdout, why);
 			putchar('\n');
 		}
+	if (r->egress) {
+		printf("egress    only ");
+		for (c = 0; (size_t)c < r->nallow_hosts; c++) {
+			fputs(c == 0 ? "" : ", ", stdout);
+			print_text(stdout, r->allow_hosts[c]);
+		}
+		printf(" (--allow-host; each connection is an egress event)\n");
+	}
 	if (r->error != NULL) {
 		printf("error     ");
 		print_text(stdout, r->error);

@@ -66,6 +66,14 @@ bool cordon_egress_covers(const struct cordon_egress_pattern *ceiling,
 int cordon_egress_list_parse(const char *text,
     struct cordon_egress_pattern *out, size_t max, size_t *n, char *err,
     size_t errsz);
+/*
+ * A run's patterns as one text, "a, *.b, 10.0.0.0/8" (the trace's
+ * runs.allow_hosts; the list syntax of allow_hosts_max), in *out to
+ * free, and back.  Split: a pattern never holds ',' or a space (the
+ * parser refuses both), so the text splits exactly.
+ */
+int cordon_egress_list_join(char *const *pats, size_t n, char **out);
+int cordon_egress_list_split(const char *text, char ***out, size_t *n);
 /* Whether address sa (port included) lies in an ADDR pattern. */
 bool cordon_egress_addr_allowed(const struct cordon_egress_pattern *p,
     size_t n, const struct sockaddr *sa);

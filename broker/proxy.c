@@ -145,7 +145,6 @@ struct conn {
 
 struct cordon_proxy {
 	struct cordon_egress_pattern *pats;
-	char **texts;
 	size_t npats;
 	int listen_fd, wake[2];
 	bool running;
@@ -1116,7 +1115,6 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 	    CORDON_PROXY_RESOLVE_MS);
 	pthread_mutex_init(&px->mu, NULL);
 	if ((px->pats = calloc(cfg->nallow_hosts, sizeof(*px->pats))) == NULL ||
-	    (px->texts = calloc(cfg->nallow_hosts, sizeof(char *))) == NULL ||
 	    (px->ev = calloc(CORDON_PROXY_MAX_EVENTS, sizeof(*px->ev))) ==
 	    NULL ||
 	    (px->conns = calloc(CORDON_PROXY_MAX_CONNS,
@@ -1124,15 +1122,10 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 		goto fail;
 	for (i = 0; i < CORDON_PROXY_MAX_CONNS; i++)
 		conn_reset(&px->conns[i]);
-	for (i = 0; i < cfg->nallow_hosts; i++, px->npats++) {
-		if ((px->texts[i] = strdup(cfg->allow_hosts[i])) == NULL)
-			goto fail;
+	for (i = 0; i < cfg->nallow_hosts; i++, px->npats++)
 		if ((r = cordon_egress_pattern_parse(cfg->allow_hosts[i],
-		    &px->pats[i], err, sizeof(err))) < 0) {
-			px->npats++;
+		    &px->pats[i], err, sizeof(err))) < 0)
 			goto fail;
-		}
-	}
 	*out = px;
 	return 0;
 fail:
@@ -1175,23 +1168,33 @@ cordon_proxy_attach(struct cordon_proxy *px, int listen_fd)
 	return 0;
 }
 
-static void
-say_applied(const struct cordon_proxy *px, struct cordon_result *r)
+int
+cordon_proxy_record(const struct cordon_config *cfg, struct cordon_result *r)
 {
 	size_t i;
 
+	if (cfg->nallow_hosts == 0)
+		return 0;
 	r->egress = true;
+	if ((r->allow_hosts = calloc(cfg->nallow_hosts + 1,
+	    sizeof(char *))) == NULL)
+		return -CORDON_E_NOMEM;
+	for (i = 0; i < cfg->nallow_hosts; i++, r->nallow_hosts++)
+		if ((r->allow_hosts[i] = strdup(cfg->allow_hosts[i])) == NULL)
+			return -CORDON_E_NOMEM;
+	return 0;
+}
+
+static void
+say_applied(const struct cordon_proxy *px, struct cordon_result *r)
+{
+	r->egress = true;
+	r->egress_counted = true;
 	r->egress_attached = px->running;
 	r->egress_allowed = px->allowed;
 	r->egress_denied = px->denied;
 	r->egress_failed = px->failed;
 	r->egress_dropped = px->dropped;
-	if ((r->allow_hosts = calloc(px->npats + 1, sizeof(char *))) == NULL)
-		return;
-	for (i = 0; i < px->npats; i++)
-		if ((r->allow_hosts[r->nallow_hosts] = strdup(px->texts[i])) !=
-		    NULL)
-			r->nallow_hosts++;
 }
 
 void
@@ -1233,8 +1236,6 @@ cordon_proxy_end(struct cordon_proxy *px, struct cordon_trace *t,
 	}
 	for (i = 0; px->ev != NULL && i < px->nev; i++)
 		free(px->ev[i].detail);
-	for (i = 0; px->texts != NULL && i < px->npats; i++)
-		free(px->texts[i]);
 	for (k = 0; k < 2; k++) {
 		if (px->wake[k] >= 0)
 			close(px->wake[k]);
@@ -1244,7 +1245,6 @@ cordon_proxy_end(struct cordon_proxy *px, struct cordon_trace *t,
 	if (px->listen_fd >= 0)
 		close(px->listen_fd);
 	pthread_mutex_destroy(&px->mu);
-	free(px->texts);
 	free(px->pats);
 	free(px->ev);
 	free(px->conns);

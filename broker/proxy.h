@@ -46,6 +46,9 @@ int cordon_proxy_attach(struct cordon_proxy *px, int listen_fd);
  */
 void cordon_proxy_end(struct cordon_proxy *px, struct cordon_trace *t,
     struct cordon_result *r);
+/* cfg's allow-list, if it has one, into the record r (and its trace row). */
+int cordon_proxy_record(const struct cordon_config *cfg,
+    struct cordon_result *r);
 /* The payload's proxy variables, NULL-terminated. */
 #define CORDON_PROXY_NENV 8
 extern const char *const cordon_proxy_env[CORDON_PROXY_NENV + 1];

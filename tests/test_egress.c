@@ -629,6 +629,65 @@ START_TEST(connect_to_an_allowed_name_works)
 }
 END_TEST
 
+/* cordon trace show ID [--json] of the run whose record is json. */
+static void
+trace_show(struct cmd *c, const char *json, bool as_json)
+{
+	char *id = json_get(json, "run_id");
+	char *argv[] = { (char *)cordon_bin(), "trace", "show", id,
+		S.trace_opt, as_json ? "--json" : NULL, NULL };
+
+	ck_assert_ptr_nonnull(id);
+	ck_assert_int_eq(run_cmd(c, argv, NULL), 0);
+	free(id);
+}
+
+START_TEST(the_trace_names_the_allow_list)
+{
+	struct cmd c, t;
+	char *hosts, *id;
+
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("allowed.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "connect", "allowed.test",
+	    port_text(), NULL), 0);
+	/* The row, as an auditor's SQL sees it. */
+	ck_assert_ptr_nonnull(id = json_get(c.out, "run_id"));
+	hosts = trace_text(&S, "SELECT allow_hosts FROM runs WHERE run_id = ?1",
+	    id);
+	free(id);
+	ck_assert_ptr_nonnull(hosts);
+	ck_assert_str_eq(hosts, "allowed.test, 127.0.0.1");
+	free(hosts);
+	/* trace show: the patterns, the counts left to the events. */
+	trace_show(&t, c.out, false);
+	ck_assert_msg(strstr(t.out, "\negress    only allowed.test, "
+	    "127.0.0.1 (--allow-host;") != NULL, "%s", t.out);
+	ck_assert_msg(strstr(t.out, "verdict=allowed") != NULL, "%s", t.out);
+	cmd_free(&t);
+	trace_show(&t, c.out, true);
+	ck_assert_msg(strstr(t.out, "\"egress\":{\"allow_hosts\":"
+	    "[\"allowed.test\",\"127.0.0.1\"]") != NULL, "%s", t.out);
+	ck_assert_msg(strstr(t.out, "\"allowed\":null") != NULL, "%s", t.out);
+	cmd_free(&t);
+	cmd_free(&c);
+	/* A run without one: no egress line, a NULL column. */
+	ck_assert_int_eq(egress_run(&c, NULL, "--", "exit", "0", NULL), 0);
+	trace_show(&t, c.out, false);
+	ck_assert(strstr(t.out, "\negress ") == NULL);
+	cmd_free(&t);
+	trace_show(&t, c.out, true);
+	ck_assert_msg(strstr(t.out, "\"egress\":null") != NULL, "%s", t.out);
+	cmd_free(&t);
+	ck_assert_ptr_nonnull(id = json_get(c.out, "run_id"));
+	hosts = trace_text(&S, "SELECT coalesce(allow_hosts, 'NULL') FROM runs "
+	    "WHERE run_id = ?1", id);
+	free(id);
+	ck_assert_str_eq(hosts, "NULL");
+	free(hosts);
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(plain_http_is_forwarded_in_origin_form)
 {
 	struct cmd c;
@@ -1050,6 +1109,7 @@ main(void)
 		tcase_set_timeout(runs, 120);
 		tcase_add_test(runs, connect_to_an_allowed_name_works);
 		tcase_add_test(runs, plain_http_is_forwarded_in_origin_form);
+		tcase_add_test(runs, the_trace_names_the_allow_list);
 		tcase_add_test(runs, a_name_not_on_the_list_is_refused);
 		tcase_add_test(runs, suffix_through_the_proxy);
 		tcase_add_test(runs, rebinding_to_special_addresses_is_refused);
