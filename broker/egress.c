@@ -34,6 +34,7 @@
 
 #include "cordon.h"
 #include "egress.h"
+#include "policy.h"
 
 bool
 cordon_egress_test_hooks(void)
@@ -327,6 +328,24 @@ cordon_egress_list_parse(const char *text, struct cordon_egress_pattern *out,
 		s = e;
 	}
 	return 0;
+}
+
+int
+cordon_egress_ceiling_parse(const struct cordon_policy *pol,
+    struct cordon_egress_pattern *out, size_t max, size_t *n, char *err,
+    size_t errsz)
+{
+	static const char flag[] = "--allow-host ";
+	char why[CORDON_MAX_TEXT_LEN];
+
+	if (cordon_egress_list_parse(pol->allow_hosts_max, out, max, n, why,
+	    sizeof(why)) == 0)
+		return 0;
+	/* The parser speaks of the flag; here the pattern is in a file. */
+	(void)snprintf(err, errsz, "%s:%u: allow_hosts_max: %s", pol->path,
+	    pol->allow_hosts_max_line, strncmp(why, flag, sizeof(flag) - 1) ==
+	    0 ? why + sizeof(flag) - 1 : why);
+	return -CORDON_E_POLICY;
 }
 
 int

@@ -74,6 +74,15 @@ int cordon_egress_list_parse(const char *text,
  */
 int cordon_egress_list_join(char *const *pats, size_t n, char **out);
 int cordon_egress_list_split(const char *text, char ***out, size_t *n);
+struct cordon_policy;
+/*
+ * The system policy's allow_hosts_max parsed into out (max entries), each
+ * pattern as --allow-host would be; -CORDON_E_POLICY with err naming the
+ * file, the line and the bad pattern (cordon policy check and the gate).
+ */
+int cordon_egress_ceiling_parse(const struct cordon_policy *pol,
+    struct cordon_egress_pattern *out, size_t max, size_t *n, char *err,
+    size_t errsz);
 /* Whether address sa (port included) lies in an ADDR pattern. */
 bool cordon_egress_addr_allowed(const struct cordon_egress_pattern *p,
     size_t n, const struct sockaddr *sa);

@@ -396,6 +396,68 @@ START_TEST(socks_requests_parse)
 }
 END_TEST
 
+/* ---- cordon policy check: the host patterns in a file ---- */
+
+/* cordon policy check on a file holding text: its status, output in c. */
+static int
+policy_check(struct cmd *c, const char *dir, const char *name,
+    const char *text)
+{
+	char path[300];
+	char *argv[] = { (char *)cordon_bin(), "policy", "check", path, NULL };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	return run_cmd(c, argv, NULL);
+}
+
+START_TEST(policy_check_parses_host_patterns)
+{
+	char dir[] = "/tmp/cordon-egress-pol-XXXXXX", cmd[64];
+	struct cmd c;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* Each pattern of allow_hosts_max, as --allow-host parses it. */
+	ck_assert_int_eq(policy_check(&c, dir, "good.conf", "[ceilings]\n"
+	    "max_cpu = 10s\nallow_hosts_max = *.test,10.0.0.0/8 , "
+	    "[::1]:443, xn--bcher-kva.example\n"), 0);
+	ck_assert_msg(strstr(c.out, "ok (system policy)") != NULL, "%s",
+	    c.out);
+	cmd_free(&c);
+	ck_assert_int_eq(policy_check(&c, dir, "bad.conf", "[ceilings]\n"
+	    "max_cpu = 10s\nallow_hosts_max = *.test, a..b, 10.0.0.0/8\n"),
+	    125);
+	ck_assert_msg(strstr(c.err, "bad.conf:3: allow_hosts_max: 'a..b': "
+	    "not a host name") != NULL, "%s", c.err);
+	ck_assert(strstr(c.out, "ok") == NULL);
+	cmd_free(&c);
+	ck_assert_int_eq(policy_check(&c, dir, "cidr.conf", "[ceilings]\n"
+	    "allow_hosts_max = 10.1.2.3/8\n"), 125);
+	ck_assert_msg(strstr(c.err, "cidr.conf:2: allow_hosts_max: "
+	    "'10.1.2.3/8'") != NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_int_eq(policy_check(&c, dir, "idn.conf", "[ceilings]\n"
+	    "allow_hosts_max = b\xc3\xbc" "cher.example\n"), 125);
+	ck_assert_msg(strstr(c.err, "idn.conf:2: allow_hosts_max: ") != NULL &&
+	    strstr(c.err, "punycode") != NULL, "%s", c.err);
+	cmd_free(&c);
+	/* A profile's allow_hosts, one pattern a line, the same way. */
+	ck_assert_int_eq(policy_check(&c, dir, "prof.conf", "[profile]\n"
+	    "allow_hosts = ok.test\nallow_hosts = 1.2.3.4/33\n"), 125);
+	ck_assert_msg(strstr(c.err, "prof.conf: allow_hosts: '1.2.3.4/33'") !=
+	    NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_int_eq(policy_check(&c, dir, "prof2.conf", "[profile]\n"
+	    "allow_hosts = ok.test\nallow_hosts = *.ok.test:443\n"), 0);
+	cmd_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- the EGRESS message: an fd there and nowhere else ---- */
 
 static int
@@ -1103,6 +1165,7 @@ main(void)
 	tcase_add_test(unit, http_requests_parse);
 	tcase_add_test(unit, socks_requests_parse);
 	tcase_add_test(unit, fd_only_on_egress);
+	tcase_add_test(unit, policy_check_parses_host_patterns);
 	suite_add_tcase(s, unit);
 	if (ns) {
 		tcase_add_checked_fixture(runs, setup_runs, teardown_runs);
