@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -988,6 +989,16 @@ on_accept(struct cordon_proxy *px, int64_t now)
 			pthread_mutex_unlock(&px->mu);
 			continue;
 		}
+		/*
+		 * The payload's side is a loopback hop in the run's own
+		 * namespace: nothing there to pace or to back off from.  The
+		 * host's congestion control (BBR, say, which paces segments
+		 * with a timer) is for real links; here it only costs CPU.
+		 * Reno (always built in, open to every user) does not pace.
+		 * The upstream side keeps the host's choice.  Best effort.
+		 */
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, "reno",
+		    (socklen_t)strlen("reno"));
 		c->st = C_HEAD;
 		c->gen = ++px->gens;
 		c->cfd = fd;
