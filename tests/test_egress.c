@@ -578,7 +578,8 @@ setup_runs(void)
 	ck_assert_ptr_nonnull(f = fopen(hosts_path, "w"));
 	fprintf(f, "127.0.0.1 allowed.test a.suffix.test rebind.test\n"
 	    "169.254.169.254 meta.test\n127.0.0.1 denied.test\n"
-	    "hang hang.test hang2.test hang3.test hang4.test\n");
+	    "hang hang.test hang2.test hang3.test hang4.test\n"
+	    "127.0.0.1 xn--bcher-kva.suffix.test evilsuffix.test\n");
 	fclose(f);
 	snprintf(hosts_env, sizeof(hosts_env), "CORDON_TEST_HOSTS=%s",
 	    hosts_path);
@@ -790,6 +791,7 @@ END_TEST
 START_TEST(suffix_through_the_proxy)
 {
 	struct cmd c;
+	char *ev;
 
 	/* *.suffix.test: a.suffix.test passes, suffix.test itself not. */
 	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
@@ -802,6 +804,38 @@ START_TEST(suffix_through_the_proxy)
 	    "--allow-host=127.0.0.1", "--", "proxy", "connect", "suffix.test",
 	    port_text(), NULL), 0);
 	ck_assert_msg(strstr(c.out, "403") != NULL, "%s", c.out);
+	cmd_free(&c);
+	/* evilsuffix.test resolves, but is not under suffix.test. */
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
+	    "evilsuffix.test", port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "403") != NULL &&
+	    strstr(c.out, "not on the allow list") != NULL, "%s", c.out);
+	cmd_free(&c);
+	/* An IDN: its punycode form passes, its Unicode form is refused. */
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
+	    "xn--bcher-kva.suffix.test", port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "hello from upstream") != NULL, "%s",
+	    c.out);
+	cmd_free(&c);
+	/* A request line is ASCII: CONNECT with it is malformed. */
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
+	    ("b\xc3\xbc" "cher.suffix.test"), port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "HTTP/1.1 400") != NULL, "%s", c.out);
+	ck_assert(strstr(c.out, "hello from upstream") == NULL);
+	cmd_free(&c);
+	/* SOCKS5 carries any bytes: the name is refused, saying why. */
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "socks",
+	    ("b\xc3\xbc" "cher.suffix.test"), port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "socks reply 2") != NULL, "%s", c.out);
+	ck_assert(strstr(c.out, "hello from upstream") == NULL);
+	ck_assert_ptr_nonnull(ev = egress_event("punycode"));
+	ck_assert_msg(strstr(ev, "verdict=denied proto=socks5") != NULL, "%s",
+	    ev);
+	free(ev);
 	cmd_free(&c);
 }
 END_TEST
