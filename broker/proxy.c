@@ -138,6 +138,7 @@ struct conn {
 	uint64_t bytes[2];
 	size_t ours;         /* of bytes[1], our own answer (200, SOCKS) */
 	int64_t deadline, born;
+	int idle_ms;         /* a relay's time without a byte moving */
 	uint64_t gen;        /* which connection this slot holds */
 	char host[CORDON_EGRESS_NAME_MAX + 1];
 	char addr[INET6_ADDRSTRLEN];
@@ -150,7 +151,7 @@ struct cordon_proxy {
 	int listen_fd, wake[2];
 	bool running;
 	pthread_t thread;
-	int head_ms, resolve_ms;
+	int head_ms, resolve_ms, idle_ms;
 	uint64_t gens;       /* connections accepted so far */
 	struct resolvers *res;
 	int resolved[2];     /* the resolvers' wake-up pipe */
@@ -728,14 +729,15 @@ on_connected(struct conn *c)
 	c->st = C_RELAY;
 }
 
+/* A relay is over (why: NULL when one side closed or failed). */
 static void
-end_relay(struct cordon_proxy *px, struct conn *c)
+end_relay(struct cordon_proxy *px, struct conn *c, const char *why)
 {
 	event(px, &px->allowed, "verdict=allowed proto=%s host=%s port=%u "
-	    "address=%s up=%llu down=%llu reason=-", c->proto, c->host,
+	    "address=%s up=%llu down=%llu reason=%s", c->proto, c->host,
 	    (unsigned)c->req.port, c->addr, (unsigned long long)c->bytes[0],
 	    (unsigned long long)(c->bytes[1] > c->ours ? c->bytes[1] - c->ours :
-	    0));
+	    0), why != NULL ? why : "-");
 	conn_close(c);
 }
 
@@ -810,7 +812,7 @@ send_queued(struct conn *c, int d, int dst, int64_t now)
 		c->off[d] += (size_t)n;
 		c->len[d] -= (size_t)n;
 		c->bytes[d] += (uint64_t)n;
-		c->deadline = now + CORDON_PROXY_IDLE_MS;
+		c->deadline = now + c->idle_ms;
 	}
 	return true;
 }
@@ -843,7 +845,7 @@ pump(struct conn *c, int d, int64_t now)
 				return errno == EAGAIN || errno == EINTR;
 			} else {
 				c->inpipe[d] = (size_t)n;
-				c->deadline = now + CORDON_PROXY_IDLE_MS;
+				c->deadline = now + c->idle_ms;
 			}
 		}
 		if (c->inpipe[d] == 0)
@@ -854,7 +856,7 @@ pump(struct conn *c, int d, int64_t now)
 			return errno == EAGAIN || errno == EINTR;
 		c->inpipe[d] -= (size_t)n;
 		c->bytes[d] += (uint64_t)n;
-		c->deadline = now + CORDON_PROXY_IDLE_MS;
+		c->deadline = now + c->idle_ms;
 		if (c->inpipe[d] != 0)
 			return true; /* the other side is full: wait for POLLOUT */
 	}
@@ -902,15 +904,15 @@ on_io(struct cordon_proxy *px, struct conn *c, short crev, short urev,
 			return;
 		}
 		on_connected(c);
-		c->deadline = now + CORDON_PROXY_IDLE_MS;
+		c->deadline = now + c->idle_ms;
 	}
 	if (!pump(c, 0, now) || !pump(c, 1, now)) {
-		end_relay(px, c);
+		end_relay(px, c, NULL);
 		return;
 	}
 	if (c->eof[0] && c->eof[1] && c->len[0] + c->inpipe[0] == 0 &&
 	    c->len[1] + c->inpipe[1] == 0)
-		end_relay(px, c);
+		end_relay(px, c, NULL);
 }
 
 /* What to poll for on c's two sockets. */
@@ -1001,6 +1003,7 @@ on_accept(struct cordon_proxy *px, int64_t now)
 		    (socklen_t)strlen("reno"));
 		c->st = C_HEAD;
 		c->gen = ++px->gens;
+		c->idle_ms = px->idle_ms;
 		c->cfd = fd;
 		c->ufd = -1;
 		c->born = now;
@@ -1031,7 +1034,8 @@ expire(struct cordon_proxy *px, int64_t now)
 		} else if (c->st == C_CONNECTING) {
 			upstream_failed(px, c, ETIMEDOUT);
 		} else {
-			end_relay(px, c);
+			end_relay(px, c, "cut: no byte moved for the idle "
+			    "timeout");
 		}
 	}
 }
@@ -1084,7 +1088,7 @@ proxy_main(void *arg)
 	}
 	for (i = 0; i < CORDON_PROXY_MAX_CONNS; i++)
 		if (px->conns[i].st == C_RELAY)
-			end_relay(px, &px->conns[i]);
+			end_relay(px, &px->conns[i], "cut: the run ended");
 		else if (px->conns[i].st != C_FREE)
 			conn_close(&px->conns[i]);
 	return NULL;
@@ -1124,6 +1128,7 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 	px->head_ms = test_ms("CORDON_TEST_PROXY_HEAD_MS", CORDON_PROXY_HEAD_MS);
 	px->resolve_ms = test_ms("CORDON_TEST_PROXY_RESOLVE_MS",
 	    CORDON_PROXY_RESOLVE_MS);
+	px->idle_ms = test_ms("CORDON_TEST_PROXY_IDLE_MS", CORDON_PROXY_IDLE_MS);
 	pthread_mutex_init(&px->mu, NULL);
 	if ((px->pats = calloc(cfg->nallow_hosts, sizeof(*px->pats))) == NULL ||
 	    (px->ev = calloc(CORDON_PROXY_MAX_EVENTS, sizeof(*px->ev))) ==

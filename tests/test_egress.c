@@ -579,7 +579,7 @@ setup_runs(void)
 	fprintf(f, "127.0.0.1 allowed.test a.suffix.test rebind.test\n"
 	    "169.254.169.254 meta.test\n127.0.0.1 denied.test\n"
 	    "hang hang.test hang2.test hang3.test hang4.test\n"
-	    "127.0.0.1 xn--bcher-kva.suffix.test evilsuffix.test\n");
+	    "127.0.0.1 xn--bcher-kva.suffix.test evilsuffix.test silent.test\n");
 	fclose(f);
 	snprintf(hosts_env, sizeof(hosts_env), "CORDON_TEST_HOSTS=%s",
 	    hosts_path);
@@ -1004,6 +1004,40 @@ START_TEST(lookups_in_flight_are_bounded)
 }
 END_TEST
 
+START_TEST(an_idle_relay_is_cut)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	char port[16], *ev;
+	struct cmd c;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	/*
+	 * A server that never says a word (the kernel completes the
+	 * handshake; nothing accepts): the relay moves no byte either way
+	 * and is cut at the idle timeout, before the payload's own 5 s.
+	 */
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(port, sizeof(port), "%d", ntohs(sin.sin_port));
+	ck_assert_int_eq(egress_run(&c, "CORDON_TEST_PROXY_IDLE_MS=1000",
+	    allow_opt("silent.test"), "--allow-host=127.0.0.1", "--", "proxy",
+	    "connect", "silent.test", port, NULL), 0);
+	ck_assert_msg(strstr(c.out, "HTTP/1.1 200") != NULL, "%s", c.out);
+	ck_assert_ptr_nonnull(ev = egress_event("host=silent.test"));
+	ck_assert_msg(strstr(ev, "verdict=allowed") != NULL &&
+	    strstr(ev, "up=0 down=0 reason=cut: no byte moved for the idle "
+	    "timeout") != NULL, "%s", ev);
+	free(ev);
+	cmd_free(&c);
+	close(fd);
+}
+END_TEST
+
 START_TEST(refusals_change_nothing)
 {
 	static const char *const bad[][2] = {
@@ -1216,6 +1250,7 @@ main(void)
 		tcase_add_test(runs, slowloris_is_cut_at_the_header_timeout);
 		tcase_add_test(runs, a_hung_lookup_does_not_stall_the_others);
 		tcase_add_test(runs, lookups_in_flight_are_bounded);
+		tcase_add_test(runs, an_idle_relay_is_cut);
 		tcase_add_test(runs, refusals_change_nothing);
 		tcase_add_test(runs, the_policy_ceiling_and_profiles);
 		tcase_add_test(runs, nothing_is_left_after_the_run);
