@@ -317,6 +317,25 @@ res_main(void *arg)
 	return NULL;
 }
 
+/* A queued lookup whose connection is gone: dropped before it runs. */
+static void
+res_cancel(struct cordon_proxy *px, int slot, uint64_t gen)
+{
+	struct resolvers *rs = px->res;
+	struct rjob **pp, *j;
+
+	pthread_mutex_lock(&rs->mu);
+	for (pp = &rs->queue; (j = *pp) != NULL; pp = &j->next)
+		if (j->slot == slot && j->gen == gen) {
+			*pp = j->next;
+			if (*pp == NULL)
+				rs->qtail = pp;
+			free(j);
+			break;
+		}
+	pthread_mutex_unlock(&rs->mu);
+}
+
 /*
  * Queues c's name; a thread is started if none is idle and there are
  * fewer than CORDON_PROXY_RESOLVERS.  False if out of memory.
@@ -357,26 +376,9 @@ res_submit(struct cordon_proxy *px, struct conn *c, int slot)
 	}
 	pthread_cond_signal(&rs->cv);
 	pthread_mutex_unlock(&rs->mu);
+	if (!ok)
+		res_cancel(px, slot, c->gen);
 	return ok;
-}
-
-/* A queued lookup whose connection is gone: dropped before it runs. */
-static void
-res_cancel(struct cordon_proxy *px, int slot, uint64_t gen)
-{
-	struct resolvers *rs = px->res;
-	struct rjob **pp, *j;
-
-	pthread_mutex_lock(&rs->mu);
-	for (pp = &rs->queue; (j = *pp) != NULL; pp = &j->next)
-		if (j->slot == slot && j->gen == gen) {
-			*pp = j->next;
-			if (*pp == NULL)
-				rs->qtail = pp;
-			free(j);
-			break;
-		}
-	pthread_mutex_unlock(&rs->mu);
 }
 
 /* The answered lookups, oldest first, taken from the pool. */
