@@ -503,7 +503,7 @@ answers(struct cordon_proxy *px, struct conn *c,
 {
 	const struct sockaddr *sa;
 	const char *range = NULL;
-	char text[INET6_ADDRSTRLEN];
+	char text[INET6_ADDRSTRLEN] = "";
 	size_t i;
 
 	c->naddrs = 0;
@@ -519,6 +519,8 @@ answers(struct cordon_proxy *px, struct conn *c,
 		}
 		c->addrs[c->naddrs++] = got[i];
 	}
+	if (c->naddrs == 0 && range == NULL)
+		return "resolves to no address";
 	if (c->naddrs == 0) {
 		(void)snprintf(why, whysz, "resolves to %s, a %s address not "
 		    "allowed literally", text, range);
