@@ -1130,6 +1130,14 @@ show_text(struct cordon_trace *t, const struct cordon_result *r)
 			print_text(stdout, why);
 			putchar('\n');
 		}
+	if (r->egress) {
+		printf("egress    only ");
+		for (c = 0; (size_t)c < r->nallow_hosts; c++) {
+			fputs(c == 0 ? "" : ", ", stdout);
+			print_text(stdout, r->allow_hosts[c]);
+		}
+		printf(" (--allow-host; each connection is an egress event)\n");
+	}
 	if (r->error != NULL) {
 		printf("error     ");
 		print_text(stdout, r->error);
@@ -1380,6 +1388,38 @@ cmd_probe(int argc, char **argv, cordon_config *cfg)
 	return rc;
 }
 
+/*
+ * The host patterns of a file the policy parser read as text (the helper
+ * links that parser and never sees a pattern): allow_hosts_max's, or a
+ * profile's allow_hosts, each as --allow-host parses it.
+ */
+static int
+egress_check(enum cordon_policy_kind got, const struct cordon_policy *pol,
+    const struct cordon_profile *prof, char *err, size_t errsz)
+{
+	struct cordon_egress_pattern *max, p;
+	char why[CORDON_MAX_TEXT_LEN];
+	size_t i, n = 0;
+	int r = 0;
+
+	if (got == CORDON_KIND_POLICY && pol->allow_hosts_max_set) {
+		if ((max = calloc(CORDON_EGRESS_MAX_PATTERNS,
+		    sizeof(*max))) == NULL)
+			return -CORDON_E_NOMEM;
+		r = cordon_egress_ceiling_parse(pol, max,
+		    CORDON_EGRESS_MAX_PATTERNS, &n, err, errsz);
+		free(max);
+	}
+	for (i = 0; got == CORDON_KIND_PROFILE && r == 0 &&
+	    i < prof->nallow_hosts; i++)
+		if ((r = cordon_egress_pattern_parse(prof->allow_hosts[i], &p,
+		    why, sizeof(why))) < 0)
+			if (snprintf(err, errsz, "%s: allow_hosts: %s", prof->path,
+			    why + strlen("--allow-host ")) < 0)
+				err[0] = '\0';
+	return r;
+}
+
 /* cordon policy check FILE [--kind policy|profile]: validates, runs nothing. */
 static int
 cmd_policy(int argc, char **argv, cordon_config *cfg)
@@ -1402,7 +1442,9 @@ cmd_policy(int argc, char **argv, cordon_config *cfg)
 	cordon_profile_init(&prof);
 	/* Owned by root or by you (a draft), and not writable by others. */
 	if (cordon_policy_read_file(argv[i], getuid(), opt_kind, &got, &pol,
-	    &prof, err, sizeof(err)) < 0) {
+	    &prof, err, sizeof(err)) < 0 || egress_check(got, &pol, &prof, err,
+	    sizeof(err)) < 0) {
+		cordon_profile_free(&prof);
 		fprintf(stderr, "cordon: %s\n", err);
 		return EXIT_SANDBOX;
 	}

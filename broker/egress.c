@@ -34,6 +34,7 @@
 
 #include "cordon.h"
 #include "egress.h"
+#include "policy.h"
 
 bool
 cordon_egress_test_hooks(void)
@@ -329,6 +330,72 @@ cordon_egress_list_parse(const char *text, struct cordon_egress_pattern *out,
 	return 0;
 }
 
+int
+cordon_egress_ceiling_parse(const struct cordon_policy *pol,
+    struct cordon_egress_pattern *out, size_t max, size_t *n, char *err,
+    size_t errsz)
+{
+	static const char flag[] = "--allow-host ";
+	char why[CORDON_MAX_TEXT_LEN];
+
+	if (cordon_egress_list_parse(pol->allow_hosts_max, out, max, n, why,
+	    sizeof(why)) == 0)
+		return 0;
+	/* The parser speaks of the flag; here the pattern is in a file. */
+	(void)snprintf(err, errsz, "%s:%u: allow_hosts_max: %s", pol->path,
+	    pol->allow_hosts_max_line, strncmp(why, flag, sizeof(flag) - 1) ==
+	    0 ? why + sizeof(flag) - 1 : why);
+	return -CORDON_E_POLICY;
+}
+
+int
+cordon_egress_list_join(char *const *pats, size_t n, char **out)
+{
+	size_t i, len = 1, off = 0;
+	char *s;
+
+	*out = NULL;
+	for (i = 0; i < n; i++)
+		len += strlen(pats[i]) + 2;
+	if ((s = malloc(len)) == NULL)
+		return -CORDON_E_NOMEM;
+	s[0] = '\0';
+	for (i = 0; i < n; i++)
+		off += (size_t)snprintf(s + off, len - off, "%s%s",
+		    i == 0 ? "" : ", ", pats[i]);
+	*out = s;
+	return 0;
+}
+
+int
+cordon_egress_list_split(const char *text, char ***out, size_t *n)
+{
+	const char *s = text, *e;
+	char **v;
+	size_t k = 0, len;
+
+	*out = NULL;
+	*n = 0;
+	if (text == NULL)
+		return -CORDON_E_NOMEM;
+	for (e = text; *e != '\0'; e++)
+		k += *e == ',';
+	if ((v = calloc(k + 2, sizeof(*v))) == NULL)
+		return -CORDON_E_NOMEM;
+	*out = v;
+	while (*s != '\0') {
+		s += strspn(s, " ,");
+		len = strcspn(s, " ,");
+		if (len == 0)
+			break;
+		if ((v[*n] = strndup(s, len)) == NULL)
+			return -CORDON_E_NOMEM;
+		(*n)++;
+		s += len;
+	}
+	return 0;
+}
+
 struct range {
 	uint8_t net[16];
 	unsigned bits;
@@ -451,9 +518,16 @@ resolve_file(const char *path, const char *host, uint16_t port,
 		line[strcspn(line, "#\n")] = '\0';
 		if ((addr = strtok_r(line, " \t", &save)) == NULL)
 			continue;
-		while ((name = strtok_r(NULL, " \t", &save)) != NULL)
-			if (strcasecmp(name, host) == 0)
-				add_addr(addr, port, out, max, n);
+		while ((name = strtok_r(NULL, " \t", &save)) != NULL) {
+			if (strcasecmp(name, host) != 0)
+				continue;
+			/* "hang NAME": a DNS server that never answers. */
+			if (strcmp(addr, "hang") == 0) {
+				(void)fclose(f);
+				return CORDON_EGRESS_HANG;
+			}
+			add_addr(addr, port, out, max, n);
+		}
 	}
 	(void)fclose(f); /* read only: nothing to lose */
 	return *n > 0 ? 0 : -CORDON_E_NOTFOUND;

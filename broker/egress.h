@@ -66,6 +66,23 @@ bool cordon_egress_covers(const struct cordon_egress_pattern *ceiling,
 int cordon_egress_list_parse(const char *text,
     struct cordon_egress_pattern *out, size_t max, size_t *n, char *err,
     size_t errsz);
+/*
+ * A run's patterns as one text, "a, *.b, 10.0.0.0/8" (the trace's
+ * runs.allow_hosts; the list syntax of allow_hosts_max), in *out to
+ * free, and back.  Split: a pattern never holds ',' or a space (the
+ * parser refuses both), so the text splits exactly.
+ */
+int cordon_egress_list_join(char *const *pats, size_t n, char **out);
+int cordon_egress_list_split(const char *text, char ***out, size_t *n);
+struct cordon_policy;
+/*
+ * The system policy's allow_hosts_max parsed into out (max entries), each
+ * pattern as --allow-host would be; -CORDON_E_POLICY with err naming the
+ * file, the line and the bad pattern (cordon policy check and the gate).
+ */
+int cordon_egress_ceiling_parse(const struct cordon_policy *pol,
+    struct cordon_egress_pattern *out, size_t max, size_t *n, char *err,
+    size_t errsz);
 /* Whether address sa (port included) lies in an ADDR pattern. */
 bool cordon_egress_addr_allowed(const struct cordon_egress_pattern *p,
     size_t n, const struct sockaddr *sa);
@@ -81,8 +98,13 @@ const char *cordon_egress_addr_special(const struct sockaddr *sa);
  * The addresses of host, at most max of them, with port set: through
  * getaddrinfo, or - when CORDON_TEST_HOSTS names a hosts(5)-format file
  * and the broker is not AT_SECURE (a test hook a setuid or setgid caller
- * cannot set) - from that file alone.  0, or -CORDON_E_NOTFOUND.
+ * cannot set) - from that file alone.  0, or -CORDON_E_NOTFOUND; or,
+ * from the test file only, CORDON_EGRESS_HANG for a name on a "hang"
+ * line (the caller then stalls as for a DNS server that never answers).
+ * Blocks as long as getaddrinfo does: the proxy calls it from its
+ * resolver threads, never from the thread that relays.
  */
+#define CORDON_EGRESS_HANG 1
 int cordon_egress_resolve(const char *host, uint16_t port,
     struct sockaddr_storage *out, size_t max, size_t *n);
 

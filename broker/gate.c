@@ -139,13 +139,9 @@ check_hosts_max(const struct cordon_policy *pol, const cordon_config *cfg,
 		return 0;
 	if ((max = calloc(CORDON_EGRESS_MAX_PATTERNS, sizeof(*max))) == NULL)
 		return -CORDON_E_NOMEM;
-	if (cordon_egress_list_parse(pol->allow_hosts_max, max,
-	    CORDON_EGRESS_MAX_PATTERNS, &n, why, sizeof(why)) < 0) {
-		(void)snprintf(err, errsz, "%s: allow_hosts_max: %s",
-		    pol->path, why);
-		r = -CORDON_E_POLICY;
+	if ((r = cordon_egress_ceiling_parse(pol, max,
+	    CORDON_EGRESS_MAX_PATTERNS, &n, err, errsz)) < 0)
 		goto out;
-	}
 	for (i = 0; i < cfg->nallow_hosts; i++) {
 		if (cordon_egress_pattern_parse(cfg->allow_hosts[i], &want, why,
 		    sizeof(why)) < 0) {

@@ -82,6 +82,7 @@ struct cordon_result {
 	/* --allow-host (proxy.c): the patterns, and what the proxy did. */
 	bool egress;               /* an allow-list was asked for */
 	bool egress_attached;      /* the proxy served the run's namespace */
+	bool egress_counted;       /* the counts are known (not from a trace) */
 	char **allow_hosts;
 	size_t nallow_hosts;
 	uint64_t egress_allowed, egress_denied, egress_failed, egress_dropped;

@@ -24,8 +24,19 @@
  * and is stopped (a pipe), joined and its sockets closed on every end of
  * the run (cordon_proxy_end).
  *
- * Known limit: names are resolved in this thread (getaddrinfo), so a
- * slow DNS server stalls other connections of the same run meanwhile.
+ * Names are resolved off this thread: getaddrinfo blocks, and one slow
+ * name must not stall the run's other connections.  A small pool of
+ * resolver threads (at most CORDON_PROXY_RESOLVERS, started as work
+ * comes) takes the lookups from a queue; each connection has at most one
+ * lookup queued or running, so the queue is bounded by the connection
+ * cap, and a lookup has CORDON_PROXY_RESOLVE_MS to answer before its
+ * connection is failed (504) and its slot freed.  A resolver thread
+ * touches nothing of a connection: it writes the answer into its own job
+ * and wakes this thread through a pipe; a job whose connection has
+ * meanwhile gone (matched by slot and generation) is dropped unread.  At
+ * the end, idle resolvers are joined; one still inside getaddrinfo (it
+ * cannot be interrupted) is detached and frees its job and, if last, the
+ * pool when the lookup returns - the run does not wait for DNS.
  */
 #include "config.h"
 
@@ -33,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -56,6 +68,8 @@
 #define NO_METHOD 0xff
 #define PIPE_CHUNK (1U << 20)
 #define MAX_ADDRS 8
+/* proxy_main's first pollfds: the stop pipe, the listener, the resolvers. */
+#define NFIXED 3
 
 const char *const cordon_proxy_env[CORDON_PROXY_NENV + 1] = {
 	"http_proxy=http://127.0.0.1:3128",
@@ -71,7 +85,42 @@ const char *const cordon_proxy_env[CORDON_PROXY_NENV + 1] = {
 
 /* ---- the proxy ---- */
 
-enum conn_state { C_FREE, C_HEAD, C_SOCKS, C_CONNECTING, C_RELAY };
+enum conn_state {
+	C_FREE, C_HEAD, C_SOCKS, C_RESOLVING, C_CONNECTING, C_RELAY
+};
+
+/* One name to resolve, owned by the pool until the proxy takes it back. */
+struct rjob {
+	struct rjob *next;
+	int slot;            /* the connection that asked, */
+	uint64_t gen;        /* and which one it was in that slot */
+	char host[CORDON_EGRESS_NAME_MAX + 1];
+	uint16_t port;
+	int r;               /* cordon_egress_resolve's answer */
+	struct sockaddr_storage addrs[MAX_ADDRS];
+	size_t n;
+};
+
+/*
+ * The resolver threads' shared state: refs is one for the proxy and one
+ * per live thread; whoever drops the last frees it (a detached thread
+ * may outlive the proxy, see above).
+ */
+struct resolvers {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct rjob *queue, **qtail;  /* to resolve, oldest first */
+	struct rjob *done;            /* answered, for the proxy */
+	bool closing;
+	int notify;                   /* the proxy's pipe (write end) */
+	int refs, nthreads, idle;
+	struct resolver {
+		struct resolvers *rs;
+		pthread_t tid;
+		bool in_lookup;       /* inside getaddrinfo: cannot be joined */
+	} w[CORDON_PROXY_RESOLVERS];
+	int hang_ms;                  /* the test resolver's "hang" */
+};
 
 struct conn {
 	enum conn_state st;
@@ -89,6 +138,8 @@ struct conn {
 	uint64_t bytes[2];
 	size_t ours;         /* of bytes[1], our own answer (200, SOCKS) */
 	int64_t deadline, born;
+	int idle_ms;         /* a relay's time without a byte moving */
+	uint64_t gen;        /* which connection this slot holds */
 	char host[CORDON_EGRESS_NAME_MAX + 1];
 	char addr[INET6_ADDRSTRLEN];
 	const char *proto;
@@ -96,12 +147,14 @@ struct conn {
 
 struct cordon_proxy {
 	struct cordon_egress_pattern *pats;
-	char **texts;
 	size_t npats;
 	int listen_fd, wake[2];
 	bool running;
 	pthread_t thread;
-	int head_ms;
+	int head_ms, resolve_ms, idle_ms;
+	uint64_t gens;       /* connections accepted so far */
+	struct resolvers *res;
+	int resolved[2];     /* the resolvers' wake-up pipe */
 	struct conn *conns;
 	pthread_mutex_t mu;  /* the events and counts below */
 	struct cordon_trace_event *ev;
@@ -175,6 +228,205 @@ conn_close(struct conn *c)
 	conn_reset(c);
 }
 
+/* ---- the resolver threads ---- */
+
+/* Drops one reference, the lock held; frees the pool if it was the last. */
+static void
+res_unref(struct resolvers *rs)
+{
+	bool last = --rs->refs == 0;
+	struct rjob *j;
+
+	pthread_mutex_unlock(&rs->mu);
+	if (!last)
+		return;
+	while ((j = rs->queue) != NULL) {
+		rs->queue = j->next;
+		free(j);
+	}
+	while ((j = rs->done) != NULL) {
+		rs->done = j->next;
+		free(j);
+	}
+	pthread_cond_destroy(&rs->cv);
+	pthread_mutex_destroy(&rs->mu);
+	free(rs);
+}
+
+/*
+ * The test resolver's "hang": waits as a lookup that never answers
+ * would, but wakes when the proxy ends (so the end is not held up).
+ */
+static void
+res_hang(struct resolvers *rs)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += rs->hang_ms / 1000;
+	until.tv_nsec += (long)(rs->hang_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (!rs->closing &&
+	    pthread_cond_timedwait(&rs->cv, &rs->mu, &until) == 0)
+		;
+}
+
+static void *
+res_main(void *arg)
+{
+	struct resolver *me = arg;
+	struct resolvers *rs = me->rs;
+	struct rjob *j;
+	int r;
+
+	pthread_mutex_lock(&rs->mu);
+	for (;;) {
+		while (!rs->closing && rs->queue == NULL) {
+			rs->idle++;
+			pthread_cond_wait(&rs->cv, &rs->mu);
+			rs->idle--;
+		}
+		if (rs->closing)
+			break;
+		j = rs->queue;
+		if ((rs->queue = j->next) == NULL)
+			rs->qtail = &rs->queue;
+		me->in_lookup = true;
+		pthread_mutex_unlock(&rs->mu);
+		r = cordon_egress_resolve(j->host, j->port, j->addrs, MAX_ADDRS,
+		    &j->n);
+		pthread_mutex_lock(&rs->mu);
+		me->in_lookup = false;
+		if (r == CORDON_EGRESS_HANG) {
+			res_hang(rs);
+			r = -CORDON_E_NOTFOUND;
+		}
+		j->r = r;
+		if (rs->closing) {
+			free(j);
+			break;
+		}
+		j->next = rs->done;
+		rs->done = j;
+		(void)!write(rs->notify, "r", 1);
+	}
+	res_unref(rs); /* unlocks */
+	return NULL;
+}
+
+/* A queued lookup whose connection is gone: dropped before it runs. */
+static void
+res_cancel(struct cordon_proxy *px, int slot, uint64_t gen)
+{
+	struct resolvers *rs = px->res;
+	struct rjob **pp, *j;
+
+	pthread_mutex_lock(&rs->mu);
+	for (pp = &rs->queue; (j = *pp) != NULL; pp = &j->next)
+		if (j->slot == slot && j->gen == gen) {
+			*pp = j->next;
+			if (*pp == NULL)
+				rs->qtail = pp;
+			free(j);
+			break;
+		}
+	pthread_mutex_unlock(&rs->mu);
+}
+
+/*
+ * Queues c's name; a thread is started if none is idle and there are
+ * fewer than CORDON_PROXY_RESOLVERS.  False if out of memory.
+ */
+static bool
+res_submit(struct cordon_proxy *px, struct conn *c, int slot)
+{
+	struct resolvers *rs = px->res;
+	struct resolver *w;
+	sigset_t all, old;
+	struct rjob *j;
+	bool ok = true;
+
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return false;
+	j->slot = slot;
+	j->gen = c->gen;
+	j->port = c->req.port;
+	memcpy(j->host, c->host, sizeof(j->host));
+	pthread_mutex_lock(&rs->mu);
+	*rs->qtail = j;
+	rs->qtail = &j->next;
+	if (rs->idle == 0 && rs->nthreads < CORDON_PROXY_RESOLVERS) {
+		/* Signals stay the caller's: the thread takes none. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		w = &rs->w[rs->nthreads++];
+		w->rs = rs;
+		w->in_lookup = false;
+		rs->refs++;
+		if (pthread_create(&w->tid, NULL, res_main, w) != 0) {
+			rs->nthreads--;
+			rs->refs--;
+			/* Another thread may still take it; else it times out. */
+			ok = rs->nthreads > 0;
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	pthread_cond_signal(&rs->cv);
+	pthread_mutex_unlock(&rs->mu);
+	if (!ok)
+		res_cancel(px, slot, c->gen);
+	return ok;
+}
+
+/* The answered lookups, oldest first, taken from the pool. */
+static struct rjob *
+res_take(struct cordon_proxy *px)
+{
+	struct rjob *j, *rev = NULL, *next;
+	char drain[64];
+
+	while (read(px->resolved[0], drain, sizeof(drain)) > 0)
+		;
+	pthread_mutex_lock(&px->res->mu);
+	j = px->res->done;
+	px->res->done = NULL;
+	pthread_mutex_unlock(&px->res->mu);
+	for (; j != NULL; j = next) {
+		next = j->next;
+		j->next = rev;
+		rev = j;
+	}
+	return rev;
+}
+
+/*
+ * The end: idle threads are told to go and joined; a thread inside
+ * getaddrinfo is detached and lets go of the pool when it returns.
+ */
+static void
+res_end(struct resolvers *rs)
+{
+	pthread_t join[CORDON_PROXY_RESOLVERS];
+	int i, n = 0;
+
+	if (rs == NULL)
+		return;
+	pthread_mutex_lock(&rs->mu);
+	rs->closing = true;
+	pthread_cond_broadcast(&rs->cv);
+	for (i = 0; i < rs->nthreads; i++)
+		if (rs->w[i].in_lookup)
+			pthread_detach(rs->w[i].tid);
+		else
+			join[n++] = rs->w[i].tid;
+	res_unref(rs); /* unlocks; rs may be gone from here */
+	for (i = 0; i < n; i++)
+		pthread_join(join[i], NULL);
+}
+
 /* A short answer to the client, best effort: it is closed right after. */
 static void
 say(int fd, const void *s, size_t n)
@@ -211,17 +463,14 @@ refuse(struct cordon_proxy *px, struct conn *c, int code, uint8_t rep,
 }
 
 /*
- * The verdict on a parsed request: the addresses to try in c->addrs, or
- * the reason it is refused (returned; NULL when allowed).
+ * The verdict on a parsed request by what it names: NULL when it may go
+ * on (an address asked for literally is then in c->addrs; a name must
+ * still be resolved), else why it is refused.
  */
 static const char *
-decide(struct cordon_proxy *px, struct conn *c, char *why, size_t whysz)
+decide(struct cordon_proxy *px, struct conn *c)
 {
-	struct sockaddr_storage got[MAX_ADDRS];
 	const struct sockaddr *sa;
-	const char *range = NULL;
-	char text[INET6_ADDRSTRLEN];
-	size_t n = 0, i;
 
 	c->naddrs = 0;
 	if (c->req.literal) {
@@ -241,10 +490,24 @@ decide(struct cordon_proxy *px, struct conn *c, char *why, size_t whysz)
 	if (!cordon_egress_name_allowed(px->pats, px->npats, c->host,
 	    c->req.port))
 		return "not on the allow list";
-	if (cordon_egress_resolve(c->host, c->req.port, got, MAX_ADDRS,
-	    &n) < 0)
-		return "the name does not resolve";
-	for (i = 0; i < n; i++) {
+	return NULL;
+}
+
+/*
+ * An allowed name's answers: those it may use go to c->addrs; NULL, or
+ * why none may (every one in a special range not allowed literally).
+ */
+static const char *
+answers(struct cordon_proxy *px, struct conn *c,
+    const struct sockaddr_storage *got, size_t n, char *why, size_t whysz)
+{
+	const struct sockaddr *sa;
+	const char *range = NULL;
+	char text[INET6_ADDRSTRLEN] = "";
+	size_t i;
+
+	c->naddrs = 0;
+	for (i = 0; i < n && i < MAX_ADDRS; i++) {
 		sa = (const struct sockaddr *)&got[i];
 		if (cordon_egress_addr_special(sa) != NULL &&
 		    !cordon_egress_addr_allowed(px->pats, px->npats, sa)) {
@@ -256,6 +519,8 @@ decide(struct cordon_proxy *px, struct conn *c, char *why, size_t whysz)
 		}
 		c->addrs[c->naddrs++] = got[i];
 	}
+	if (c->naddrs == 0 && range == NULL)
+		return "resolves to no address";
 	if (c->naddrs == 0) {
 		(void)snprintf(why, whysz, "resolves to %s, a %s address not "
 		    "allowed literally", text, range);
@@ -295,18 +560,10 @@ queue(struct conn *c, int d, const void *p, size_t n)
 	c->len[d] += n;
 }
 
-/* The request was complete and parsed: decide, then connect. */
+/* The connection's addresses are known and allowed: connect. */
 static void
-on_request(struct cordon_proxy *px, struct conn *c)
+start_connect(struct cordon_proxy *px, struct conn *c)
 {
-	char why[256];
-	const char *no;
-
-	no = decide(px, c, why, sizeof(why));
-	if (no != NULL) {
-		refuse(px, c, 403, 2, no);
-		return;
-	}
 	if ((c->buf[0] = malloc(RELAY_BUF)) == NULL ||
 	    (c->buf[1] = malloc(RELAY_BUF)) == NULL ||
 	    pipe2(c->pipe[0], O_CLOEXEC | O_NONBLOCK) < 0 ||
@@ -319,6 +576,81 @@ on_request(struct cordon_proxy *px, struct conn *c)
 	(void)fcntl(c->pipe[1][1], F_SETPIPE_SZ, (int)PIPE_CHUNK);
 	c->st = C_CONNECTING;
 	c->deadline = now_ms() + px->head_ms;
+}
+
+/*
+ * No address to try: the name did not resolve in time or at all.  An
+ * upstream failure, not a refusal by the list.
+ */
+static void
+name_failed(struct cordon_proxy *px, struct conn *c, bool timeout)
+{
+	static const char gw_timeout[] = "HTTP/1.1 504 Gateway Timeout\r\n"
+	    "Connection: close\r\n\r\n";
+	static const char bad_gw[] = "HTTP/1.1 502 Bad Gateway\r\n"
+	    "Connection: close\r\n\r\n";
+	static const uint8_t sunreach[10] = { 5, 4, 0, 1 };
+
+	event(px, &px->failed, "verdict=failed proto=%s host=%s port=%u "
+	    "address=- up=0 down=0 reason=%s", c->proto, c->host,
+	    (unsigned)c->req.port, timeout ? "no answer from the resolver in "
+	    "time" : "the name does not resolve");
+	if (c->req.proto == CORDON_PROXY_SOCKS5)
+		say(c->cfd, sunreach, sizeof(sunreach));
+	else if (timeout)
+		say(c->cfd, gw_timeout, sizeof(gw_timeout) - 1);
+	else
+		say(c->cfd, bad_gw, sizeof(bad_gw) - 1);
+	conn_close(c);
+}
+
+/* The request was complete and parsed: decide, then resolve or connect. */
+static void
+on_request(struct cordon_proxy *px, struct conn *c)
+{
+	const char *no;
+
+	if ((no = decide(px, c)) != NULL) {
+		refuse(px, c, 403, 2, no);
+		return;
+	}
+	if (c->req.literal) {
+		start_connect(px, c);
+		return;
+	}
+	if (!res_submit(px, c, (int)(c - px->conns))) {
+		refuse(px, c, 502, 4, "out of memory");
+		return;
+	}
+	c->st = C_RESOLVING;
+	c->deadline = now_ms() + px->resolve_ms;
+}
+
+/* Answers from the resolver threads, for connections still waiting. */
+static void
+on_resolved(struct cordon_proxy *px)
+{
+	struct rjob *j, *next;
+	struct conn *c;
+	const char *no;
+	char why[256];
+
+	for (j = res_take(px); j != NULL; j = next) {
+		next = j->next;
+		c = &px->conns[j->slot];
+		if (c->st != C_RESOLVING || c->gen != j->gen) {
+			free(j); /* its connection timed out or went */
+			continue;
+		}
+		if (j->r < 0)
+			name_failed(px, c, false);
+		else if ((no = answers(px, c, j->addrs, j->n, why,
+		    sizeof(why))) != NULL)
+			refuse(px, c, 403, 2, no);
+		else
+			start_connect(px, c);
+		free(j);
+	}
 }
 
 /* Whether a header line (name: value) is one of the hop-by-hop names. */
@@ -401,14 +733,15 @@ on_connected(struct conn *c)
 	c->st = C_RELAY;
 }
 
+/* A relay is over (why: NULL when one side closed or failed). */
 static void
-end_relay(struct cordon_proxy *px, struct conn *c)
+end_relay(struct cordon_proxy *px, struct conn *c, const char *why)
 {
 	event(px, &px->allowed, "verdict=allowed proto=%s host=%s port=%u "
-	    "address=%s up=%llu down=%llu reason=-", c->proto, c->host,
+	    "address=%s up=%llu down=%llu reason=%s", c->proto, c->host,
 	    (unsigned)c->req.port, c->addr, (unsigned long long)c->bytes[0],
 	    (unsigned long long)(c->bytes[1] > c->ours ? c->bytes[1] - c->ours :
-	    0));
+	    0), why != NULL ? why : "-");
 	conn_close(c);
 }
 
@@ -483,7 +816,7 @@ send_queued(struct conn *c, int d, int dst, int64_t now)
 		c->off[d] += (size_t)n;
 		c->len[d] -= (size_t)n;
 		c->bytes[d] += (uint64_t)n;
-		c->deadline = now + CORDON_PROXY_IDLE_MS;
+		c->deadline = now + c->idle_ms;
 	}
 	return true;
 }
@@ -516,7 +849,7 @@ pump(struct conn *c, int d, int64_t now)
 				return errno == EAGAIN || errno == EINTR;
 			} else {
 				c->inpipe[d] = (size_t)n;
-				c->deadline = now + CORDON_PROXY_IDLE_MS;
+				c->deadline = now + c->idle_ms;
 			}
 		}
 		if (c->inpipe[d] == 0)
@@ -527,7 +860,7 @@ pump(struct conn *c, int d, int64_t now)
 			return errno == EAGAIN || errno == EINTR;
 		c->inpipe[d] -= (size_t)n;
 		c->bytes[d] += (uint64_t)n;
-		c->deadline = now + CORDON_PROXY_IDLE_MS;
+		c->deadline = now + c->idle_ms;
 		if (c->inpipe[d] != 0)
 			return true; /* the other side is full: wait for POLLOUT */
 	}
@@ -575,15 +908,15 @@ on_io(struct cordon_proxy *px, struct conn *c, short crev, short urev,
 			return;
 		}
 		on_connected(c);
-		c->deadline = now + CORDON_PROXY_IDLE_MS;
+		c->deadline = now + c->idle_ms;
 	}
 	if (!pump(c, 0, now) || !pump(c, 1, now)) {
-		end_relay(px, c);
+		end_relay(px, c, NULL);
 		return;
 	}
 	if (c->eof[0] && c->eof[1] && c->len[0] + c->inpipe[0] == 0 &&
 	    c->len[1] + c->inpipe[1] == 0)
-		end_relay(px, c);
+		end_relay(px, c, NULL);
 }
 
 /* What to poll for on c's two sockets. */
@@ -662,7 +995,19 @@ on_accept(struct cordon_proxy *px, int64_t now)
 			pthread_mutex_unlock(&px->mu);
 			continue;
 		}
+		/*
+		 * The payload's side is a loopback hop in the run's own
+		 * namespace: nothing there to pace or to back off from.  The
+		 * host's congestion control (BBR, say, which paces segments
+		 * with a timer) is for real links; here it only costs CPU.
+		 * Reno (always built in, open to every user) does not pace.
+		 * The upstream side keeps the host's choice.  Best effort.
+		 */
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, "reno",
+		    (socklen_t)strlen("reno"));
 		c->st = C_HEAD;
+		c->gen = ++px->gens;
+		c->idle_ms = px->idle_ms;
 		c->cfd = fd;
 		c->ufd = -1;
 		c->born = now;
@@ -687,10 +1032,14 @@ expire(struct cordon_proxy *px, int64_t now)
 			px->dropped++;
 			pthread_mutex_unlock(&px->mu);
 			conn_close(c);
+		} else if (c->st == C_RESOLVING) {
+			res_cancel(px, i, c->gen);
+			name_failed(px, c, true);
 		} else if (c->st == C_CONNECTING) {
 			upstream_failed(px, c, ETIMEDOUT);
 		} else {
-			end_relay(px, c);
+			end_relay(px, c, "cut: no byte moved for the idle "
+			    "timeout");
 		}
 	}
 }
@@ -699,7 +1048,7 @@ static void *
 proxy_main(void *arg)
 {
 	struct cordon_proxy *px = arg;
-	struct pollfd pfd[2 + 2 * CORDON_PROXY_MAX_CONNS];
+	struct pollfd pfd[NFIXED + 2 * CORDON_PROXY_MAX_CONNS];
 	int64_t now, next;
 	short cev, uev;
 	int i, n, k, timeout;
@@ -709,9 +1058,10 @@ proxy_main(void *arg)
 		next = now + 60000;
 		pfd[0] = (struct pollfd){ .fd = px->wake[0], .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = px->listen_fd, .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = px->resolved[0], .events = POLLIN };
 		for (i = 0; i < CORDON_PROXY_MAX_CONNS; i++) {
 			wanted(&px->conns[i], &cev, &uev);
-			k = 2 + 2 * i;
+			k = NFIXED + 2 * i;
 			pfd[k] = (struct pollfd){ .fd = cev != 0 ?
 			    px->conns[i].cfd : -1, .events = cev };
 			pfd[k + 1] = (struct pollfd){ .fd = uev != 0 ?
@@ -721,29 +1071,47 @@ proxy_main(void *arg)
 				next = px->conns[i].deadline;
 		}
 		timeout = next > now ? (int)(next - now) : 0;
-		n = poll(pfd, 2 + 2 * CORDON_PROXY_MAX_CONNS, timeout);
+		n = poll(pfd, NFIXED + 2 * CORDON_PROXY_MAX_CONNS, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n > 0 && pfd[0].revents != 0)
 			break;
 		now = now_ms();
 		for (i = 0; n > 0 && i < CORDON_PROXY_MAX_CONNS; i++) {
-			k = 2 + 2 * i;
+			k = NFIXED + 2 * i;
 			if (px->conns[i].st != C_FREE &&
 			    (pfd[k].revents != 0 || pfd[k + 1].revents != 0))
 				on_io(px, &px->conns[i], pfd[k].revents,
 				    pfd[k + 1].revents, now);
 		}
+		if (n > 0 && pfd[2].revents != 0)
+			on_resolved(px);
 		if (n > 0 && pfd[1].revents != 0)
 			on_accept(px, now);
 		expire(px, now);
 	}
 	for (i = 0; i < CORDON_PROXY_MAX_CONNS; i++)
 		if (px->conns[i].st == C_RELAY)
-			end_relay(px, &px->conns[i]);
+			end_relay(px, &px->conns[i], "cut: the run ended");
 		else if (px->conns[i].st != C_FREE)
 			conn_close(&px->conns[i]);
 	return NULL;
+}
+
+/*
+ * A timeout in ms from a test hook, like the test resolver never read
+ * under AT_SECURE, and never longer than the real one (def).
+ */
+static int
+test_ms(const char *name, int def)
+{
+	const char *ms;
+	uint64_t v = 0;
+
+	if (cordon_egress_test_hooks() && (ms = getenv(name)) != NULL &&
+	    cordon_parse_count(ms, &v) == 0 && v > 0 && v <= (uint64_t)def)
+		return (int)v;
+	return def;
 }
 
 int
@@ -751,8 +1119,6 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 {
 	struct cordon_proxy *px;
 	char err[CORDON_MAX_TEXT_LEN];
-	const char *ms;
-	uint64_t v = 0;
 	size_t i;
 	int r = -CORDON_E_NOMEM;
 
@@ -762,16 +1128,13 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 	if ((px = calloc(1, sizeof(*px))) == NULL)
 		return -CORDON_E_NOMEM;
 	px->listen_fd = px->wake[0] = px->wake[1] = -1;
-	px->head_ms = CORDON_PROXY_HEAD_MS;
-	/* A test hook, like the test resolver: never under AT_SECURE. */
-	if (cordon_egress_test_hooks() &&
-	    (ms = getenv("CORDON_TEST_PROXY_HEAD_MS")) != NULL &&
-	    cordon_parse_count(ms, &v) == 0 && v > 0 &&
-	    v <= CORDON_PROXY_HEAD_MS)
-		px->head_ms = (int)v;
+	px->resolved[0] = px->resolved[1] = -1;
+	px->head_ms = test_ms("CORDON_TEST_PROXY_HEAD_MS", CORDON_PROXY_HEAD_MS);
+	px->resolve_ms = test_ms("CORDON_TEST_PROXY_RESOLVE_MS",
+	    CORDON_PROXY_RESOLVE_MS);
+	px->idle_ms = test_ms("CORDON_TEST_PROXY_IDLE_MS", CORDON_PROXY_IDLE_MS);
 	pthread_mutex_init(&px->mu, NULL);
 	if ((px->pats = calloc(cfg->nallow_hosts, sizeof(*px->pats))) == NULL ||
-	    (px->texts = calloc(cfg->nallow_hosts, sizeof(char *))) == NULL ||
 	    (px->ev = calloc(CORDON_PROXY_MAX_EVENTS, sizeof(*px->ev))) ==
 	    NULL ||
 	    (px->conns = calloc(CORDON_PROXY_MAX_CONNS,
@@ -779,15 +1142,10 @@ cordon_proxy_new(const struct cordon_config *cfg, struct cordon_proxy **out)
 		goto fail;
 	for (i = 0; i < CORDON_PROXY_MAX_CONNS; i++)
 		conn_reset(&px->conns[i]);
-	for (i = 0; i < cfg->nallow_hosts; i++, px->npats++) {
-		if ((px->texts[i] = strdup(cfg->allow_hosts[i])) == NULL)
-			goto fail;
+	for (i = 0; i < cfg->nallow_hosts; i++, px->npats++)
 		if ((r = cordon_egress_pattern_parse(cfg->allow_hosts[i],
-		    &px->pats[i], err, sizeof(err))) < 0) {
-			px->npats++;
+		    &px->pats[i], err, sizeof(err))) < 0)
 			goto fail;
-		}
-	}
 	*out = px;
 	return 0;
 fail:
@@ -807,8 +1165,18 @@ cordon_proxy_attach(struct cordon_proxy *px, int listen_fd)
 	}
 	px->listen_fd = listen_fd;
 	if (fcntl(listen_fd, F_SETFL, O_NONBLOCK) < 0 ||
-	    pipe2(px->wake, O_CLOEXEC | O_NONBLOCK) < 0)
+	    pipe2(px->wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(px->resolved, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -CORDON_E_IO;
+	if ((px->res = calloc(1, sizeof(*px->res))) == NULL)
+		return -CORDON_E_NOMEM;
+	pthread_mutex_init(&px->res->mu, NULL);
+	pthread_cond_init(&px->res->cv, NULL);
+	px->res->qtail = &px->res->queue;
+	px->res->notify = px->resolved[1];
+	px->res->refs = 1;
+	/* The test resolver's "hang" outlasts the wait for an answer. */
+	px->res->hang_ms = 6 * CORDON_PROXY_RESOLVE_MS;
 	/* Signals stay the caller's: the thread takes none. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -820,23 +1188,33 @@ cordon_proxy_attach(struct cordon_proxy *px, int listen_fd)
 	return 0;
 }
 
-static void
-say_applied(const struct cordon_proxy *px, struct cordon_result *r)
+int
+cordon_proxy_record(const struct cordon_config *cfg, struct cordon_result *r)
 {
 	size_t i;
 
+	if (cfg->nallow_hosts == 0)
+		return 0;
 	r->egress = true;
+	if ((r->allow_hosts = calloc(cfg->nallow_hosts + 1,
+	    sizeof(char *))) == NULL)
+		return -CORDON_E_NOMEM;
+	for (i = 0; i < cfg->nallow_hosts; i++, r->nallow_hosts++)
+		if ((r->allow_hosts[i] = strdup(cfg->allow_hosts[i])) == NULL)
+			return -CORDON_E_NOMEM;
+	return 0;
+}
+
+static void
+say_applied(const struct cordon_proxy *px, struct cordon_result *r)
+{
+	r->egress = true;
+	r->egress_counted = true;
 	r->egress_attached = px->running;
 	r->egress_allowed = px->allowed;
 	r->egress_denied = px->denied;
 	r->egress_failed = px->failed;
 	r->egress_dropped = px->dropped;
-	if ((r->allow_hosts = calloc(px->npats + 1, sizeof(char *))) == NULL)
-		return;
-	for (i = 0; i < px->npats; i++)
-		if ((r->allow_hosts[r->nallow_hosts] = strdup(px->texts[i])) !=
-		    NULL)
-			r->nallow_hosts++;
 }
 
 void
@@ -845,6 +1223,7 @@ cordon_proxy_end(struct cordon_proxy *px, struct cordon_trace *t,
 {
 	struct cordon_trace_event sum;
 	size_t i;
+	int k;
 
 	if (px == NULL)
 		return;
@@ -852,6 +1231,8 @@ cordon_proxy_end(struct cordon_proxy *px, struct cordon_trace *t,
 		(void)!write(px->wake[1], "x", 1);
 		pthread_join(px->thread, NULL);
 	}
+	/* Before the pipe closes: no resolver writes to it after this. */
+	res_end(px->res);
 	if (r != NULL)
 		say_applied(px, r);
 	if (t != NULL && r != NULL) {
@@ -875,16 +1256,15 @@ cordon_proxy_end(struct cordon_proxy *px, struct cordon_trace *t,
 	}
 	for (i = 0; px->ev != NULL && i < px->nev; i++)
 		free(px->ev[i].detail);
-	for (i = 0; px->texts != NULL && i < px->npats; i++)
-		free(px->texts[i]);
+	for (k = 0; k < 2; k++) {
+		if (px->wake[k] >= 0)
+			close(px->wake[k]);
+		if (px->resolved[k] >= 0)
+			close(px->resolved[k]);
+	}
 	if (px->listen_fd >= 0)
 		close(px->listen_fd);
-	if (px->wake[0] >= 0)
-		close(px->wake[0]);
-	if (px->wake[1] >= 0)
-		close(px->wake[1]);
 	pthread_mutex_destroy(&px->mu);
-	free(px->texts);
 	free(px->pats);
 	free(px->ev);
 	free(px->conns);

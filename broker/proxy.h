@@ -18,6 +18,8 @@
 #define CORDON_PROXY_MAX_CONNS 64
 #define CORDON_PROXY_HEAD_MS 10000     /* to send a complete request */
 #define CORDON_PROXY_IDLE_MS 300000    /* a relay with no bytes moving */
+#define CORDON_PROXY_RESOLVERS 4       /* name lookups running at once */
+#define CORDON_PROXY_RESOLVE_MS 10000  /* for a name's answer */
 #define CORDON_PROXY_MAX_EVENTS 1000   /* trace rows per run, then a count */
 
 struct cordon_proxy;
@@ -43,6 +45,9 @@ int cordon_proxy_attach(struct cordon_proxy *px, int listen_fd);
  * connection (t may be NULL) and frees px.  NULL px: nothing to do.
  */
 void cordon_proxy_end(struct cordon_proxy *px, struct cordon_trace *t,
+    struct cordon_result *r);
+/* cfg's allow-list, if it has one, into the record r (and its trace row). */
+int cordon_proxy_record(const struct cordon_config *cfg,
     struct cordon_result *r);
 /* The payload's proxy variables, NULL-terminated. */
 #define CORDON_PROXY_NENV 8

@@ -315,9 +315,13 @@ json_egress(const struct cordon_result *r, struct cordon_json *j)
 	cordon_json_str(j, r->egress_attached ? "linux-ns: the run's own "
 	    "network namespace, loopback only; the broker's proxy on "
 	    "127.0.0.1:3128 inside it (HTTP CONNECT, http://, SOCKS5)" : NULL);
+	/* Read back from the trace: the counts are in its egress events. */
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		cordon_json_key(j, counts[i].key);
-		cordon_json_u64(j, counts[i].n);
+		if (r->egress_counted)
+			cordon_json_u64(j, counts[i].n);
+		else
+			cordon_json_null(j);
 	}
 	cordon_json_obj_end(j);
 }

@@ -227,6 +227,8 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 	r->backend_requested = cfg->backend;
 	r->limits = cfg->limits;
 	r->network = cfg->network;
+	if ((err = cordon_proxy_record(cfg, r)) < 0)
+		return err;
 	r->exit_code = -1;
 	r->workdir_removed = -1;
 	r->broker_pid = (uint32_t)getpid();

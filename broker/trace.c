@@ -29,6 +29,7 @@
 
 #include <sqlite3.h>
 
+#include "egress.h"
 #include "json.h"
 #include "trace.h"
 
@@ -103,6 +104,8 @@ static const char *const migrations[] = {
 	 */
 	"UPDATE runs SET argv = coalesce(cordon_argv_json(argv_blob), argv)"
 	" WHERE instr(argv, '\\u00') > 0;",
+	/* 4: the --allow-host patterns, "a, *.b" (NULL: none, or older). */
+	"ALTER TABLE runs ADD COLUMN allow_hosts TEXT;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) ==
@@ -118,7 +121,7 @@ _Static_assert(sizeof(migrations) / sizeof(migrations[0]) ==
 	" nofile_limit, nproc_limit, network, broker_pid, broker_start," \
 	" ended_ms, backend, backend_reason, applied, outcome, exit_code," \
 	" signal, cap, cpu_ns, wall_ns, max_rss, workdir, workdir_removed," \
-	" error, output_limit, disk_limit"
+	" error, output_limit, disk_limit, allow_hosts"
 
 enum run_col {
 	/* Fixed when the run begins. */
@@ -132,6 +135,8 @@ enum run_col {
 	C_WORKDIR, C_WORKDIR_REMOVED, C_ERROR,
 	/* Fixed when the run begins (schema 2). */
 	C_OUTPUT_LIMIT, C_DISK_LIMIT,
+	/* Fixed when the run begins (schema 4). */
+	C_ALLOW_HOSTS,
 	C_MAX_
 };
 
@@ -154,7 +159,8 @@ static const char *const stmt_sql[ST_MAX_] = {
 	[ST_INSERT_RUN] = "INSERT INTO runs (" RUN_COLUMNS ") VALUES ("
 	    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
 	    " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-	    " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+	    " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
+	    " ?33)",
 	/* Same parameter numbers as the INSERT, so one binder serves both. */
 	[ST_UPDATE_RUN] = "UPDATE runs SET"
 	    " ended_ms = ?17, backend = ?18, backend_reason = ?19,"
@@ -368,7 +374,8 @@ out:
 /* The columns fixed when the run begins. */
 static int
 bind_identity(sqlite3_stmt *st, const struct cordon_result *r,
-    const char *argv_json, const char *blob, size_t bloblen)
+    const char *argv_json, const char *blob, size_t bloblen,
+    const char *hosts)
 {
 	const struct cordon_limits *l = &r->limits;
 	int rc = SQLITE_OK;
@@ -392,6 +399,7 @@ bind_identity(sqlite3_stmt *st, const struct cordon_result *r,
 	SQL_TRY(bind_u64(st, 1 + C_BROKER_START, r->broker_start));
 	SQL_TRY(bind_u64(st, 1 + C_OUTPUT_LIMIT, l->output_bytes));
 	SQL_TRY(bind_u64(st, 1 + C_DISK_LIMIT, l->disk_bytes));
+	SQL_TRY(bind_text(st, 1 + C_ALLOW_HOSTS, hosts));
 out:
 	return rc;
 }
@@ -761,7 +769,7 @@ cordon_trace_begin_with(struct cordon_trace *t, const struct cordon_result *r,
 {
 	sqlite3_stmt *st = t->st[ST_INSERT_RUN];
 	struct cordon_trace_event create;
-	char *blob = NULL, *json = NULL;
+	char *blob = NULL, *json = NULL, *hosts = NULL;
 	size_t bloblen = 0;
 	int r2;
 
@@ -770,12 +778,14 @@ cordon_trace_begin_with(struct cordon_trace *t, const struct cordon_result *r,
 	if (r->argc < 1 || r->argv == NULL)
 		return -CORDON_E_INVAL;
 	if ((r2 = argv_to_blob(r, &blob, &bloblen)) < 0 ||
-	    (r2 = blob_to_json(blob, bloblen, &json)) < 0)
+	    (r2 = blob_to_json(blob, bloblen, &json)) < 0 ||
+	    (r->egress && (r2 = cordon_egress_list_join(r->allow_hosts,
+	    r->nallow_hosts, &hosts)) < 0))
 		goto out;
 
 	if ((r2 = tx_begin(t)) < 0)
 		goto out;
-	if (bind_identity(st, r, json, blob, bloblen) != SQLITE_OK ||
+	if (bind_identity(st, r, json, blob, bloblen, hosts) != SQLITE_OK ||
 	    bind_outcome(st, r) != SQLITE_OK || stmt_exec(st) != SQLITE_OK) {
 		r2 = -CORDON_E_TRACE;
 		goto out;
@@ -793,6 +803,7 @@ out:
 		tx_rollback(t);
 	free(blob);
 	free(json);
+	free(hosts);
 	return r2;
 }
 
@@ -959,6 +970,14 @@ row_to_result(sqlite3_stmt *st, struct cordon_result *r)
 	    (e = col_strdup(st, C_WORKDIR, &r->workdir)) < 0 ||
 	    (e = col_strdup(st, C_ERROR, &r->error)) < 0)
 		return e;
+	/* The allow-list asked for; its counts are in the egress events. */
+	if (sqlite3_column_type(st, C_ALLOW_HOSTS) != SQLITE_NULL) {
+		r->egress = true;
+		if ((e = cordon_egress_list_split((const char *)
+		    sqlite3_column_text(st, C_ALLOW_HOSTS), &r->allow_hosts,
+		    &r->nallow_hosts)) < 0)
+			return e;
+	}
 	return 0;
 }
 

@@ -16,7 +16,7 @@
 
 #include "internal.h"
 
-#define CORDON_TRACE_SCHEMA_VERSION 3
+#define CORDON_TRACE_SCHEMA_VERSION 4
 
 struct cordon_trace;
 

@@ -374,6 +374,7 @@ set_key(struct ctx *c, const struct key *k, const char *v)
 			    sizeof(c->pol->allow_hosts_max) - 1);
 		memcpy(c->pol->allow_hosts_max, v, strlen(v) + 1);
 		c->pol->allow_hosts_max_set = true;
+		c->pol->allow_hosts_max_line = c->line;
 		return 0;
 	default:
 		break;

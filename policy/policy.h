@@ -65,6 +65,7 @@ struct cordon_policy {
 	 */
 	char allow_hosts_max[CORDON_MAX_TEXT_LEN];
 	bool allow_hosts_max_set;
+	unsigned allow_hosts_max_line;      /* for the broker's messages */
 };
 
 struct cordon_profile {

@@ -18,6 +18,9 @@
  *           proxy cuts it; then one CONNECT)
  *           fetch direct|connect HOST PORT (reads to EOF, directly from
  *           IPv4 HOST or through the proxy; prints bytes and seconds)
+ *           stall SLOW[,SLOW...] HOST PORT (CONNECTs to each SLOW left
+ *           waiting, then one to HOST: prints that answer, how long it
+ *           took, then the SLOW ones')
  */
 #include "config.h"
 
@@ -300,6 +303,34 @@ flood(long n, const char *host, const char *port)
 	return r;
 }
 
+/* Requests left waiting on names (SLOW, comma-separated), one meanwhile. */
+static int
+stall(char *slow, const char *host, const char *port)
+{
+	char req[600], *save = NULL, *name;
+	int fds[8], n = 0, i, len, r;
+	double t0;
+
+	for (name = strtok_r(slow, ",", &save); name != NULL && n < 8;
+	    name = strtok_r(NULL, ",", &save)) {
+		if ((fds[n] = proxy_fd()) < 0)
+			return 1;
+		len = snprintf(req, sizeof(req), "CONNECT %s:%s HTTP/1.1\r\n"
+		    "\r\n", name, port);
+		put_all(fds[n++], req, (size_t)len);
+	}
+	t0 = mono_now();
+	r = via_proxy("connect", host, port, "");
+	printf("other: answered in %.1f s\n", mono_now() - t0);
+	for (i = 0; i < n; i++) {
+		printf("stalled: ");
+		drain(fds[i]);
+		printf("\nstalled: ended after %.1f s\n", mono_now() - t0);
+		close(fds[i]);
+	}
+	return r;
+}
+
 /* A request a byte every 50 ms, until the proxy closes the connection. */
 static int
 slowloris(const char *host, const char *port)
@@ -438,6 +469,8 @@ main(int argc, char **argv)
 		return flood(atol(argv[2]), argv[3], argv[4]);
 	if (strcmp(mode, "slowloris") == 0 && argc == 4)
 		return slowloris(argv[2], argv[3]);
+	if (strcmp(mode, "stall") == 0 && argc == 5)
+		return stall(argv[2], argv[3], argv[4]);
 	if (strcmp(mode, "connect") == 0 && argc == 4) {
 		struct sockaddr_in sin;
 		int fd = socket(AF_INET, SOCK_STREAM, 0);

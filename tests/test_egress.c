@@ -396,6 +396,68 @@ START_TEST(socks_requests_parse)
 }
 END_TEST
 
+/* ---- cordon policy check: the host patterns in a file ---- */
+
+/* cordon policy check on a file holding text: its status, output in c. */
+static int
+policy_check(struct cmd *c, const char *dir, const char *name,
+    const char *text)
+{
+	char path[300];
+	char *argv[] = { (char *)cordon_bin(), "policy", "check", path, NULL };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	return run_cmd(c, argv, NULL);
+}
+
+START_TEST(policy_check_parses_host_patterns)
+{
+	char dir[] = "/tmp/cordon-egress-pol-XXXXXX", cmd[64];
+	struct cmd c;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* Each pattern of allow_hosts_max, as --allow-host parses it. */
+	ck_assert_int_eq(policy_check(&c, dir, "good.conf", "[ceilings]\n"
+	    "max_cpu = 10s\nallow_hosts_max = *.test,10.0.0.0/8 , "
+	    "[::1]:443, xn--bcher-kva.example\n"), 0);
+	ck_assert_msg(strstr(c.out, "ok (system policy)") != NULL, "%s",
+	    c.out);
+	cmd_free(&c);
+	ck_assert_int_eq(policy_check(&c, dir, "bad.conf", "[ceilings]\n"
+	    "max_cpu = 10s\nallow_hosts_max = *.test, a..b, 10.0.0.0/8\n"),
+	    125);
+	ck_assert_msg(strstr(c.err, "bad.conf:3: allow_hosts_max: 'a..b': "
+	    "not a host name") != NULL, "%s", c.err);
+	ck_assert(strstr(c.out, "ok") == NULL);
+	cmd_free(&c);
+	ck_assert_int_eq(policy_check(&c, dir, "cidr.conf", "[ceilings]\n"
+	    "allow_hosts_max = 10.1.2.3/8\n"), 125);
+	ck_assert_msg(strstr(c.err, "cidr.conf:2: allow_hosts_max: "
+	    "'10.1.2.3/8'") != NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_int_eq(policy_check(&c, dir, "idn.conf", "[ceilings]\n"
+	    "allow_hosts_max = b\xc3\xbc" "cher.example\n"), 125);
+	ck_assert_msg(strstr(c.err, "idn.conf:2: allow_hosts_max: ") != NULL &&
+	    strstr(c.err, "punycode") != NULL, "%s", c.err);
+	cmd_free(&c);
+	/* A profile's allow_hosts, one pattern a line, the same way. */
+	ck_assert_int_eq(policy_check(&c, dir, "prof.conf", "[profile]\n"
+	    "allow_hosts = ok.test\nallow_hosts = 1.2.3.4/33\n"), 125);
+	ck_assert_msg(strstr(c.err, "prof.conf: allow_hosts: '1.2.3.4/33'") !=
+	    NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_int_eq(policy_check(&c, dir, "prof2.conf", "[profile]\n"
+	    "allow_hosts = ok.test\nallow_hosts = *.ok.test:443\n"), 0);
+	cmd_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- the EGRESS message: an fd there and nowhere else ---- */
 
 static int
@@ -515,7 +577,9 @@ setup_runs(void)
 	snprintf(hosts_path, sizeof(hosts_path), "%s/hosts", S.root);
 	ck_assert_ptr_nonnull(f = fopen(hosts_path, "w"));
 	fprintf(f, "127.0.0.1 allowed.test a.suffix.test rebind.test\n"
-	    "169.254.169.254 meta.test\n127.0.0.1 denied.test\n");
+	    "169.254.169.254 meta.test\n127.0.0.1 denied.test\n"
+	    "hang hang.test hang2.test hang3.test hang4.test\n"
+	    "127.0.0.1 xn--bcher-kva.suffix.test evilsuffix.test silent.test\n");
 	fclose(f);
 	snprintf(hosts_env, sizeof(hosts_env), "CORDON_TEST_HOSTS=%s",
 	    hosts_path);
@@ -628,6 +692,65 @@ START_TEST(connect_to_an_allowed_name_works)
 }
 END_TEST
 
+/* cordon trace show ID [--json] of the run whose record is json. */
+static void
+trace_show(struct cmd *c, const char *json, bool as_json)
+{
+	char *id = json_get(json, "run_id");
+	char *argv[] = { (char *)cordon_bin(), "trace", "show", id,
+		S.trace_opt, as_json ? "--json" : NULL, NULL };
+
+	ck_assert_ptr_nonnull(id);
+	ck_assert_int_eq(run_cmd(c, argv, NULL), 0);
+	free(id);
+}
+
+START_TEST(the_trace_names_the_allow_list)
+{
+	struct cmd c, t;
+	char *hosts, *id;
+
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("allowed.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "connect", "allowed.test",
+	    port_text(), NULL), 0);
+	/* The row, as an auditor's SQL sees it. */
+	ck_assert_ptr_nonnull(id = json_get(c.out, "run_id"));
+	hosts = trace_text(&S, "SELECT allow_hosts FROM runs WHERE run_id = ?1",
+	    id);
+	free(id);
+	ck_assert_ptr_nonnull(hosts);
+	ck_assert_str_eq(hosts, "allowed.test, 127.0.0.1");
+	free(hosts);
+	/* trace show: the patterns, the counts left to the events. */
+	trace_show(&t, c.out, false);
+	ck_assert_msg(strstr(t.out, "\negress    only allowed.test, "
+	    "127.0.0.1 (--allow-host;") != NULL, "%s", t.out);
+	ck_assert_msg(strstr(t.out, "verdict=allowed") != NULL, "%s", t.out);
+	cmd_free(&t);
+	trace_show(&t, c.out, true);
+	ck_assert_msg(strstr(t.out, "\"egress\":{\"allow_hosts\":"
+	    "[\"allowed.test\",\"127.0.0.1\"]") != NULL, "%s", t.out);
+	ck_assert_msg(strstr(t.out, "\"allowed\":null") != NULL, "%s", t.out);
+	cmd_free(&t);
+	cmd_free(&c);
+	/* A run without one: no egress line, a NULL column. */
+	ck_assert_int_eq(egress_run(&c, NULL, "--", "exit", "0", NULL), 0);
+	trace_show(&t, c.out, false);
+	ck_assert(strstr(t.out, "\negress ") == NULL);
+	cmd_free(&t);
+	trace_show(&t, c.out, true);
+	ck_assert_msg(strstr(t.out, "\"egress\":null") != NULL, "%s", t.out);
+	cmd_free(&t);
+	ck_assert_ptr_nonnull(id = json_get(c.out, "run_id"));
+	hosts = trace_text(&S, "SELECT coalesce(allow_hosts, 'NULL') FROM runs "
+	    "WHERE run_id = ?1", id);
+	free(id);
+	ck_assert_str_eq(hosts, "NULL");
+	free(hosts);
+	cmd_free(&c);
+}
+END_TEST
+
 START_TEST(plain_http_is_forwarded_in_origin_form)
 {
 	struct cmd c;
@@ -668,6 +791,7 @@ END_TEST
 START_TEST(suffix_through_the_proxy)
 {
 	struct cmd c;
+	char *ev;
 
 	/* *.suffix.test: a.suffix.test passes, suffix.test itself not. */
 	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
@@ -680,6 +804,38 @@ START_TEST(suffix_through_the_proxy)
 	    "--allow-host=127.0.0.1", "--", "proxy", "connect", "suffix.test",
 	    port_text(), NULL), 0);
 	ck_assert_msg(strstr(c.out, "403") != NULL, "%s", c.out);
+	cmd_free(&c);
+	/* evilsuffix.test resolves, but is not under suffix.test. */
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
+	    "evilsuffix.test", port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "403") != NULL &&
+	    strstr(c.out, "not on the allow list") != NULL, "%s", c.out);
+	cmd_free(&c);
+	/* An IDN: its punycode form passes, its Unicode form is refused. */
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
+	    "xn--bcher-kva.suffix.test", port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "hello from upstream") != NULL, "%s",
+	    c.out);
+	cmd_free(&c);
+	/* A request line is ASCII: CONNECT with it is malformed. */
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
+	    ("b\xc3\xbc" "cher.suffix.test"), port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "HTTP/1.1 400") != NULL, "%s", c.out);
+	ck_assert(strstr(c.out, "hello from upstream") == NULL);
+	cmd_free(&c);
+	/* SOCKS5 carries any bytes: the name is refused, saying why. */
+	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", "socks",
+	    ("b\xc3\xbc" "cher.suffix.test"), port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "socks reply 2") != NULL, "%s", c.out);
+	ck_assert(strstr(c.out, "hello from upstream") == NULL);
+	ck_assert_ptr_nonnull(ev = egress_event("punycode"));
+	ck_assert_msg(strstr(ev, "verdict=denied proto=socks5") != NULL, "%s",
+	    ev);
+	free(ev);
 	cmd_free(&c);
 }
 END_TEST
@@ -785,6 +941,100 @@ START_TEST(slowloris_is_cut_at_the_header_timeout)
 	    c.out);
 	ck_assert_int_ge(egress_count(c.out, "dropped"), 1);
 	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(a_hung_lookup_does_not_stall_the_others)
+{
+	struct cmd c;
+	char *ev;
+	double other = 99;
+	const char *p;
+
+	/*
+	 * hang.test's lookup never answers (the test resolver's "hang"):
+	 * allowed.test, asked for meanwhile, still goes through at once,
+	 * and hang.test's client gets a 504 when its wait is over.
+	 */
+	ck_assert_int_eq(egress_run(&c, "CORDON_TEST_PROXY_RESOLVE_MS=3000",
+	    allow_opt("hang.test"), allow_opt("allowed.test"),
+	    "--allow-host=127.0.0.1", "--", "stall", "hang.test",
+	    "allowed.test", port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "HTTP/1.1 200") != NULL &&
+	    strstr(c.out, "hello from upstream") != NULL, "%s", c.out);
+	ck_assert_ptr_nonnull(p = strstr(c.out, "other: answered in "));
+	other = strtod(p + strlen("other: answered in "), NULL);
+	ck_assert_msg(other < 2.0, "the other request waited %.1f s: %s",
+	    other, c.out);
+	ck_assert_msg(strstr(c.out, "stalled: HTTP/1.1 504 Gateway Timeout") !=
+	    NULL, "%s", c.out);
+	ck_assert_int_eq(egress_count(c.out, "allowed"), 1);
+	ck_assert_int_eq(egress_count(c.out, "failed"), 1);
+	ck_assert_ptr_nonnull(ev = egress_event("host=hang.test"));
+	ck_assert_msg(strstr(ev, "verdict=failed") != NULL &&
+	    strstr(ev, "no answer from the resolver in time") != NULL, "%s",
+	    ev);
+	free(ev);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(lookups_in_flight_are_bounded)
+{
+	struct cmd c;
+	const char *p;
+	int n = 0;
+
+	/*
+	 * As many hung lookups as there are resolver threads: a fifth name
+	 * waits in the queue, never in a new thread, and gets its 504.
+	 */
+	ck_assert_int_eq(CORDON_PROXY_RESOLVERS, 4);
+	ck_assert_int_eq(egress_run(&c, "CORDON_TEST_PROXY_RESOLVE_MS=2000",
+	    allow_opt("*.test"), "--allow-host=127.0.0.1", "--", "stall",
+	    "hang.test,hang2.test,hang3.test,hang4.test", "allowed.test",
+	    port_text(), NULL), 0);
+	ck_assert_msg(strstr(c.out, "hello from upstream") == NULL, "%s",
+	    c.out);
+	for (p = c.out; (p = strstr(p, "HTTP/1.1 504")) != NULL; p++)
+		n++;
+	ck_assert_msg(n == 5, "%d 504s: %s", n, c.out);
+	ck_assert_int_eq(egress_count(c.out, "failed"), 5);
+	cmd_free(&c);
+}
+END_TEST
+
+START_TEST(an_idle_relay_is_cut)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	char port[16], *ev;
+	struct cmd c;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	/*
+	 * A server that never says a word (the kernel completes the
+	 * handshake; nothing accepts): the relay moves no byte either way
+	 * and is cut at the idle timeout, before the payload's own 5 s.
+	 */
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(port, sizeof(port), "%d", ntohs(sin.sin_port));
+	ck_assert_int_eq(egress_run(&c, "CORDON_TEST_PROXY_IDLE_MS=1000",
+	    allow_opt("silent.test"), "--allow-host=127.0.0.1", "--", "proxy",
+	    "connect", "silent.test", port, NULL), 0);
+	ck_assert_msg(strstr(c.out, "HTTP/1.1 200") != NULL, "%s", c.out);
+	ck_assert_ptr_nonnull(ev = egress_event("host=silent.test"));
+	ck_assert_msg(strstr(ev, "verdict=allowed") != NULL &&
+	    strstr(ev, "up=0 down=0 reason=cut: no byte moved for the idle "
+	    "timeout") != NULL, "%s", ev);
+	free(ev);
+	cmd_free(&c);
+	close(fd);
 }
 END_TEST
 
@@ -983,12 +1233,14 @@ main(void)
 	tcase_add_test(unit, http_requests_parse);
 	tcase_add_test(unit, socks_requests_parse);
 	tcase_add_test(unit, fd_only_on_egress);
+	tcase_add_test(unit, policy_check_parses_host_patterns);
 	suite_add_tcase(s, unit);
 	if (ns) {
 		tcase_add_checked_fixture(runs, setup_runs, teardown_runs);
 		tcase_set_timeout(runs, 120);
 		tcase_add_test(runs, connect_to_an_allowed_name_works);
 		tcase_add_test(runs, plain_http_is_forwarded_in_origin_form);
+		tcase_add_test(runs, the_trace_names_the_allow_list);
 		tcase_add_test(runs, a_name_not_on_the_list_is_refused);
 		tcase_add_test(runs, suffix_through_the_proxy);
 		tcase_add_test(runs, rebinding_to_special_addresses_is_refused);
@@ -996,6 +1248,9 @@ main(void)
 		tcase_add_test(runs, a_direct_connection_has_no_route);
 		tcase_add_test(runs, half_open_flood_is_shed_and_counted);
 		tcase_add_test(runs, slowloris_is_cut_at_the_header_timeout);
+		tcase_add_test(runs, a_hung_lookup_does_not_stall_the_others);
+		tcase_add_test(runs, lookups_in_flight_are_bounded);
+		tcase_add_test(runs, an_idle_relay_is_cut);
 		tcase_add_test(runs, refusals_change_nothing);
 		tcase_add_test(runs, the_policy_ceiling_and_profiles);
 		tcase_add_test(runs, nothing_is_left_after_the_run);

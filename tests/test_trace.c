@@ -746,6 +746,7 @@ START_TEST(test_schema3_argv_json)
 	    SAMPLE_ARGV_JSON("\\u00ff") "';"
 	    "UPDATE events SET detail = '" SAMPLE_ARGV_JSON("\\u00ff") "';"
 	    "UPDATE runs SET argv_blob = x'ff' WHERE created_ms = 11;"
+	    "ALTER TABLE runs DROP COLUMN allow_hosts;"
 	    "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
 	t = open_ok("m3/trace.db");
 	ck_assert_int_eq(cordon_trace_get(t, id, &out), 0);
@@ -761,7 +762,57 @@ START_TEST(test_schema3_argv_json)
 	ck_assert_int_eq(sql_int("m3/trace.db", "SELECT count(*) FROM events"
 	    " WHERE detail = '" SAMPLE_ARGV_JSON("\\u00ff") "'"), 2);
 	ck_assert_int_eq(sql_int("m3/trace.db", "SELECT CAST(value AS INTEGER)"
-	    " FROM meta WHERE key = 'schema_version'"), 3);
+	    " FROM meta WHERE key = 'schema_version'"),
+	    CORDON_TRACE_SCHEMA_VERSION);
+}
+END_TEST
+
+/*
+ * Schema 4: runs.allow_hosts, the --allow-host patterns of a run ("a,
+ * *.b"), read back into the record; NULL (no allow-list) in a row an
+ * older cordon wrote, which then reads as before.
+ */
+START_TEST(test_schema4_allow_hosts)
+{
+	static char *pats[] = { "index.crates.io", "*.crates.io:443",
+		"10.0.0.0/8", "[::1]:80" };
+	struct cordon_trace *t = open_ok("m4/trace.db");
+	struct cordon_result in, out;
+	char id[CORDON_RUN_ID_LEN + 1], old[CORDON_RUN_ID_LEN + 1];
+	size_t i;
+
+	make_id(old, 4, 1);
+	sample_begin(&in, old, 20);
+	ck_assert_int_eq(cordon_trace_begin(t, &in), 0);
+	cordon_trace_close(t);
+	/* As schema 3 left it. */
+	sql_exec("m4/trace.db", "ALTER TABLE runs DROP COLUMN allow_hosts;"
+	    "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+	t = open_ok("m4/trace.db");
+	ck_assert_int_eq(cordon_trace_get(t, old, &out), 0);
+	ck_assert(!out.egress);
+	ck_assert_uint_eq(out.nallow_hosts, 0);
+	cordon_result_clear(&out);
+
+	make_id(id, 4, 2);
+	sample_begin(&in, id, 21);
+	in.egress = true;
+	in.allow_hosts = pats;
+	in.nallow_hosts = sizeof(pats) / sizeof(pats[0]);
+	ck_assert_int_eq(cordon_trace_begin(t, &in), 0);
+	ck_assert_int_eq(cordon_trace_get(t, id, &out), 0);
+	ck_assert(out.egress);
+	ck_assert(!out.egress_counted);
+	ck_assert_uint_eq(out.nallow_hosts, in.nallow_hosts);
+	for (i = 0; i < in.nallow_hosts; i++)
+		ck_assert_str_eq(out.allow_hosts[i], pats[i]);
+	cordon_result_clear(&out);
+	cordon_trace_close(t);
+	ck_assert_int_eq(sql_int("m4/trace.db", "SELECT count(*) FROM runs"
+	    " WHERE allow_hosts = 'index.crates.io, *.crates.io:443,"
+	    " 10.0.0.0/8, [::1]:80'"), 1);
+	ck_assert_int_eq(sql_int("m4/trace.db", "SELECT count(*) FROM runs"
+	    " WHERE allow_hosts IS NULL"), 1);
 }
 END_TEST
 
@@ -1087,6 +1138,7 @@ trace_suite(void)
 	tcase_add_test(tc, test_corrupt_row);
 	tcase_add_test(tc, test_schema_newer_refused);
 	tcase_add_test(tc, test_schema3_argv_json);
+	tcase_add_test(tc, test_schema4_allow_hosts);
 	tcase_add_test(tc, test_not_a_database);
 	tcase_add_test(tc, test_reopen_keeps_data);
 	tcase_add_test(tc, test_parents_private);
