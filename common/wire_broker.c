@@ -158,8 +158,8 @@ cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m)
 }
 
 /* cordon_msg_decode, as the framing calls a decoder: every type allowed. */
-static int
-decode_any(const uint8_t *frame, size_t len, uint32_t allowed,
+int
+cordon_msg_decode_any(const uint8_t *frame, size_t len, uint32_t allowed,
     struct cordon_msg *m)
 {
 	(void)allowed;
@@ -169,13 +169,13 @@ decode_any(const uint8_t *frame, size_t len, uint32_t allowed,
 int
 cordon_msg_recv(int fd, struct cordon_msg *m)
 {
-	return cordon_wire_recv(fd, decode_any, 0, m);
+	return cordon_wire_recv(fd, cordon_msg_decode_any, 0, m);
 }
 
 int
 cordon_msg_recv_fd(int fd, struct cordon_msg *m, int *passed)
 {
-	int r = cordon_wire_recv_fd(fd, decode_any, 0, m, passed);
+	int r = cordon_wire_recv_fd(fd, cordon_msg_decode_any, 0, m, passed);
 
 	/* An fd is taken on EGRESS alone, and EGRESS never comes without. */
 	if (r == 0 && (m->type == CORDON_MSG_EGRESS) != (*passed >= 0)) {
