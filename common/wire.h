@@ -35,9 +35,12 @@
  * Where SOCK_SEQPACKET does not exist (Windows, macOS) the same messages
  * travel length-prefixed over a byte stream: frame.h.
  *
- * Files: wire.c (framing, both sides), wire_helper.c (what the helper
- * receives; all the decoding it links), wire_broker.c (what the broker
- * receives, and cordon_msg_decode/_recv for either direction).
+ * Files: wire.c (encoding and the header, both sides), wire_helper.c
+ * (what the helper receives; all the decoding it links), wire_broker.c
+ * (what the broker receives, and cordon_msg_decode for either
+ * direction), wire_sock.c (datagram I/O, both sides, and the helper's
+ * receive), wire_broker_sock.c (the broker's datagram receive), frame.c
+ * (byte-stream frames).
  */
 #ifndef CORDON_COMMON_WIRE_H
 #define CORDON_COMMON_WIRE_H

@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "wire.h"
 
@@ -164,26 +163,4 @@ cordon_msg_decode_any(const uint8_t *frame, size_t len, uint32_t allowed,
 {
 	(void)allowed;
 	return cordon_msg_decode(frame, len, m);
-}
-
-int
-cordon_msg_recv(int fd, struct cordon_msg *m)
-{
-	return cordon_wire_recv(fd, cordon_msg_decode_any, 0, m);
-}
-
-int
-cordon_msg_recv_fd(int fd, struct cordon_msg *m, int *passed)
-{
-	int r = cordon_wire_recv_fd(fd, cordon_msg_decode_any, 0, m, passed);
-
-	/* An fd is taken on EGRESS alone, and EGRESS never comes without. */
-	if (r == 0 && (m->type == CORDON_MSG_EGRESS) != (*passed >= 0)) {
-		if (*passed >= 0)
-			(void)close(*passed);
-		*passed = -1;
-		cordon_msg_clear(m);
-		r = -CORDON_E_PROTO;
-	}
-	return r;
 }
