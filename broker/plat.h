@@ -30,9 +30,10 @@ struct cordon_msg;
  * ours.  With infd / outfd / errfd (unless -1) as its stdin, stdout and
  * stderr.
  */
-int cordon_start_helper(const char *path, pid_t *pid, int *sock);
 int cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
     int outfd, int errfd);
+/* The same with our own stdio: channel.c, for every OS. */
+int cordon_start_helper(const char *path, pid_t *pid, int *sock);
 /* Reaps it; its status in wait(2)'s encoding, or -1. */
 int cordon_wait_helper(pid_t pid);
 

@@ -75,7 +75,7 @@ channel(const char *echo)
 		exit(2);
 	memset(big, 'x', CORDON_MAX_ARG_LEN);
 	big[CORDON_MAX_ARG_LEN] = '\0';
-	r = cordon_start_helper(echo, &pid, &sock);
+	r = cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1);
 	check(r == 0 && pid > 0 && sock >= 0, "the helper starts",
 	    "cordon_start_helper failed");
 	if (r != 0)
@@ -111,7 +111,8 @@ channel(const char *echo)
 	free(big);
 
 	errno = 0;
-	r = cordon_start_helper("C:\\no\\such\\helper.exe", &pid, &sock);
+	r = cordon_start_helper_io("C:\\no\\such\\helper.exe", &pid, &sock, -1,
+	    -1, -1);
 	check(r == -CORDON_E_HELPER && errno == ENOENT,
 	    "a missing helper: an error, ENOENT", "another result");
 }
