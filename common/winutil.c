@@ -287,3 +287,49 @@ cordon_win_pipe_write(void *ctx, const void *buf, size_t n)
 	}
 	return (int)put;
 }
+
+/* --- the helper's end of the channel ------------------------------------- */
+
+/* A handle value in decimal up to stop: digits only, not 0, no overflow. */
+static bool
+handle_value(const wchar_t **s, wchar_t stop, HANDLE *h)
+{
+	unsigned long long v = 0;
+	const wchar_t *p = *s;
+
+	if (*p < L'0' || *p > L'9')
+		return false;
+	for (; *p >= L'0' && *p <= L'9'; p++) {
+		if (v > (UINTPTR_MAX - (unsigned)(*p - L'0')) / 10)
+			return false;
+		v = v * 10 + (unsigned)(*p - L'0');
+	}
+	if (*p != stop || v == 0)
+		return false;
+	*h = (HANDLE)(uintptr_t)v;
+	*s = p;
+	return true;
+}
+
+/*
+ * Why this is safe: the value is parsed strictly (no sign, no space, no
+ * overflow, nothing after it) and then only used if it names a pipe in
+ * this process; the two must differ.  The broker's handle list
+ * (plat_win.c) let the helper inherit these two pipes and its stdio
+ * alone, so a value naming anything else is refused, not used.
+ */
+bool
+cordon_win_channel_parse(const wchar_t *arg, HANDLE *in, HANDLE *out)
+{
+	*in = *out = NULL;
+	if (!handle_value(&arg, L',', in))
+		return false;
+	arg++;
+	if (!handle_value(&arg, L'\0', out) || *in == *out ||
+	    GetFileType(*in) != FILE_TYPE_PIPE ||
+	    GetFileType(*out) != FILE_TYPE_PIPE) {
+		*in = *out = NULL;
+		return false;
+	}
+	return true;
+}

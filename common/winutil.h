@@ -53,4 +53,10 @@ bool cordon_win_rmtree(const wchar_t *path);
 int cordon_win_pipe_read(void *ctx, void *buf, size_t n);
 int cordon_win_pipe_write(void *ctx, const void *buf, size_t n);
 
+/*
+ * The helper's "--channel IN,OUT" value (broker/plat_win.c): two decimal
+ * handle values, each a pipe, different; false (both NULL) otherwise.
+ */
+bool cordon_win_channel_parse(const wchar_t *arg, HANDLE *in, HANDLE *out);
+
 #endif

@@ -12,7 +12,8 @@
  * exit code comes back in wait(2)'s encoding; a missing helper is an
  * error with ENOENT; the default paths are under %LOCALAPPDATA%\cordon,
  * made with a protected DACL of one ACE; a relative %LOCALAPPDATA% is
- * refused; the remover takes a tree with a read-only file.
+ * refused; the remover takes a tree with a read-only file; the helper's
+ * parse of --channel takes two pipes and refuses every malformed value.
  */
 #include "config.h"
 
@@ -236,6 +237,58 @@ paths(const char *scratch)
 	    "the remover takes a tree with a read-only file", "left");
 }
 
+/*
+ * The helper's parse of --channel: two pipes, strictly spelt.  Attacks:
+ * a sign, a space, a zero, an overflow, trailing bytes, one handle twice,
+ * a handle that is not a pipe.
+ */
+static void
+channel_arg(void)
+{
+	static const wchar_t *const bad[] = { L"", L",", L"1", L"1,", L",1",
+	    L"+R,W", L" R,W", L"R,W ", L"R,Wx", L"0,W", L"R,0", L"-1,W",
+	    L"R,R", L"R,N", L"99999999999999999999999,W", L"R;W" };
+	HANDLE r = NULL, w = NULL, in, out, nul;
+	wchar_t good[64], arg[128], num[32];
+	const wchar_t *p;
+	size_t i;
+	int ok = 1;
+
+	nul = CreateFileW(L"NUL", GENERIC_READ, 0, NULL, OPEN_EXISTING, 0,
+	    NULL);
+	if (!CreatePipe(&r, &w, NULL, 0) || nul == INVALID_HANDLE_VALUE) {
+		check(0, "the --channel parse", "no pipe");
+		return;
+	}
+	swprintf(good, 64, L"%llu,%llu", (unsigned long long)(uintptr_t)r,
+	    (unsigned long long)(uintptr_t)w);
+	check(cordon_win_channel_parse(good, &in, &out) && in == r &&
+	    out == w, "--channel IN,OUT names two pipes: taken", "refused");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		arg[0] = L'\0';
+		for (p = bad[i]; *p != L'\0'; p++) {
+			num[0] = *p;
+			num[1] = L'\0';
+			if (*p == L'R' || *p == L'W' || *p == L'N')
+				swprintf(num, 32, L"%llu", (unsigned long long)
+				    (uintptr_t)(*p == L'R' ? r : *p == L'W' ? w :
+				    nul));
+			wcscat(arg, num);
+		}
+		if (cordon_win_channel_parse(arg, &in, &out) || in != NULL ||
+		    out != NULL) {
+			printf("# --channel '%ls' was taken\n", arg);
+			ok = 0;
+		}
+	}
+	check(ok, "--channel refuses 16 malformed values (sign, space, "
+	    "zero, overflow, trailing bytes, one handle twice, not a pipe)",
+	    "one was taken");
+	CloseHandle(r);
+	CloseHandle(w);
+	CloseHandle(nul);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -244,6 +297,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	channel(argv[1]);
+	channel_arg();
 	paths(argv[2]);
 	return failed;
 }

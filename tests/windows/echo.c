@@ -5,7 +5,7 @@
  *
  *   echo.exe --channel IN,OUT
  *
- * Checks the two handles it was given are pipes, reads a REQUEST and its
+ * Takes the two handles it was given (cordon_win_channel_parse), reads a REQUEST and its
  * ARGs as the real helper would (common/frame.c, only the types expected
  * at that point allowed), and answers with FACTs (its environment: 1000
  * for SystemRoot plus one per other variable; each ARG's length) and
@@ -34,16 +34,6 @@ fail(const char *why)
 	exit(99);
 }
 
-static HANDLE
-handle_arg(const wchar_t *s, wchar_t **end)
-{
-	unsigned long long v = wcstoull(s, end, 10);
-
-	if (*end == s || v == 0 || v > (unsigned long long)UINTPTR_MAX)
-		fail("bad handle");
-	return (HANDLE)(uintptr_t)v;
-}
-
 static void
 fact(const char *key, unsigned long v)
 {
@@ -63,19 +53,14 @@ int
 wmain(int argc, wchar_t **argv)
 {
 	struct cordon_msg m;
-	wchar_t *end = NULL, *env;
+	wchar_t *env;
 	unsigned long nenv = 0, i, nargs;
 	int code = 0;
 
 	if (argc != 3 || wcscmp(argv[1], L"--channel") != 0)
 		fail("usage: echo.exe --channel IN,OUT");
-	in = handle_arg(argv[2], &end);
-	if (*end != L',')
-		fail("bad --channel");
-	out = handle_arg(end + 1, &end);
-	if (*end != L'\0' || GetFileType(in) != FILE_TYPE_PIPE ||
-	    GetFileType(out) != FILE_TYPE_PIPE)
-		fail("the channel's handles are not pipes");
+	if (!cordon_win_channel_parse(argv[2], &in, &out))
+		fail("--channel does not name two pipes");
 	printf("echo: stdout\n");
 	fflush(stdout);
 	/* Wine adds its own WINE* variables and SystemDrive to every
