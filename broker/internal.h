@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "cordon.h"
+#include "plat.h"
 #include "types.h"
 
 /* One --copy-in (src: host, dest: in the workdir), --copy-out (src: in the
@@ -151,13 +152,9 @@ const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
     char *buf, size_t bufsz);
 
 /* paths.c: defaults that come from the environment. */
-/* $XDG_CONFIG_HOME (or ~/.config) /cordon/profiles/NAME.conf. */
-int cordon_user_profile_path(char **out, const char *name);
 /* $(sysconfdir)/cordon, or $CORDON_CONFDIR for tests (policy.h). */
 const char *cordon_confdir(void);
-int cordon_default_trace_path(char **out);
-/* $XDG_RUNTIME_DIR/cordon if ours and private, else in the state dir. */
-int cordon_default_workdir_base(char **out);
+/* The default trace and workdir base: plat.h (one file per OS). */
 /* mkdir -p, mode 0700, of the directories above path. */
 int cordon_mkdir_parents(const char *path);
 /* The helper to exec: the configured path, or $CORDON_HELPER for tests. */
@@ -170,13 +167,7 @@ int cordon_helper_path(char **out);
 #define CORDON_PW_BUF_LEN 16384
 int cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz);
 
-/* channel.c: the helper with its end of a new socketpair on fd 3. */
-int cordon_start_helper(const char *path, pid_t *pid, int *sock);
-/* The same, with infd / outfd / errfd (unless -1) as its fds 0, 1 and 2. */
-int cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
-    int outfd, int errfd);
-/* Reaps it; its wait status, or -1. */
-int cordon_wait_helper(pid_t pid);
+/* Starting and reaping the helper, and the channel to it: plat.h. */
 /*
  * A run's REQUEST, then its ARG, ENV and BIND messages: r's run id and
  * argv, cfg's options, envp (envc entries, the last env_explicit of

@@ -1,5 +1,6 @@
 /*
- * paths.c - where things live: trace, workdirs, the helper; run ids; time.
+ * paths.c - where things live: profiles, the helper, the configuration
+ * directory (the defaults that differ per OS: plat.h); run ids; time.
  */
 #include "config.h"
 
@@ -16,83 +17,6 @@
 
 #include "internal.h"
 #include "policy.h"
-
-/* An environment directory is used only if it is an absolute path. */
-static const char *
-env_dir(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v != NULL && v[0] == '/' ? v : NULL;
-}
-
-/* dir + "/" + rest, allocated. */
-static int
-join(char **out, const char *dir, const char *rest)
-{
-	if (asprintf(out, "%s/%s", dir, rest) < 0) {
-		*out = NULL;
-		return -CORDON_E_NOMEM;
-	}
-	return 0;
-}
-
-/* $XDG_STATE_HOME, else ~/.local/state ($HOME, else passwd), + "/" + rest. */
-static int
-state_path(char **out, const char *rest)
-{
-	const char *dir, *home;
-	char pwbuf[CORDON_PW_BUF_LEN];
-	struct passwd pw;
-
-	if ((dir = env_dir("XDG_STATE_HOME")) != NULL)
-		return join(out, dir, rest);
-	if ((home = env_dir("HOME")) == NULL) {
-		if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) < 0 ||
-		    pw.pw_dir[0] != '/')
-			return -CORDON_E_INVAL;
-		home = pw.pw_dir;
-	}
-	if (asprintf(out, "%s/.local/state/%s", home, rest) < 0) {
-		*out = NULL;
-		return -CORDON_E_NOMEM;
-	}
-	return 0;
-}
-
-int
-cordon_default_trace_path(char **out)
-{
-	return state_path(out, "cordon/trace.db");
-}
-
-int
-cordon_user_profile_path(char **out, const char *name)
-{
-	const char *dir, *home;
-	char pwbuf[CORDON_PW_BUF_LEN], *rest = NULL;
-	struct passwd pw;
-	int r;
-
-	if (asprintf(&rest, "cordon/profiles/%s.conf", name) < 0)
-		return -CORDON_E_NOMEM;
-	if ((dir = env_dir("XDG_CONFIG_HOME")) != NULL) {
-		r = join(out, dir, rest);
-	} else {
-		if ((home = env_dir("HOME")) == NULL) {
-			if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) < 0 ||
-			    pw.pw_dir[0] != '/') {
-				free(rest);
-				return -CORDON_E_INVAL;
-			}
-			home = pw.pw_dir;
-		}
-		r = asprintf(out, "%s/.config/%s", home, rest) < 0 ?
-		    -CORDON_E_NOMEM : 0;
-	}
-	free(rest);
-	return r;
-}
 
 /* The installed helper is setuid or setgid: the administrator's choice. */
 static bool
@@ -125,32 +49,6 @@ cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz)
 		e = getpwuid_r(uid, pw, buf, bufsz, &found);
 	} while (e == EINTR);
 	return e == 0 && found != NULL ? 0 : -CORDON_E_INVAL;
-}
-
-/*
- * The default workdir base must be a name no other user can make first:
- * the helper refuses a base that is not the invoker's alone, so one made
- * by someone else would deny cordon - every run and gc - to its owner.
- * So: $XDG_RUNTIME_DIR/cordon where the runtime dir is ours and private
- * (systemd's /run/user/UID: made by root at login, a tmpfs); else (cron,
- * CI, su: no login session) $XDG_STATE_HOME/cordon/runs, or
- * ~/.local/state/cordon/runs, beside the trace in the user's own home.
- * Never a fixed name in /tmp, which any user can make first.  Nor a base
- * a setuid helper makes as root (/run/cordon/UID): a second privileged
- * step, in one mode only, putting build trees on the small tmpfs that
- * system services need.
- */
-int
-cordon_default_workdir_base(char **out)
-{
-	const char *dir;
-	struct stat st;
-
-	if ((dir = env_dir("XDG_RUNTIME_DIR")) != NULL &&
-	    stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == getuid() && (st.st_mode & 022) == 0)
-		return join(out, dir, "cordon");
-	return state_path(out, "cordon/runs");
 }
 
 /*

@@ -32,9 +32,15 @@
  * allocated for it.  The helper checks the type against the set it
  * expects before it decodes any body (cordon_msg_recv_allowed).
  *
- * Files: wire.c (framing, both sides), wire_helper.c (what the helper
- * receives; all the decoding it links), wire_broker.c (what the broker
- * receives, and cordon_msg_decode/_recv for either direction).
+ * Where SOCK_SEQPACKET does not exist (Windows, macOS) the same messages
+ * travel length-prefixed over a byte stream: frame.h.
+ *
+ * Files: wire.c (encoding and the header, both sides), wire_helper.c
+ * (what the helper receives; all the decoding it links), wire_broker.c
+ * (what the broker receives, and cordon_msg_decode for either
+ * direction), wire_sock.c (datagram I/O, both sides, and the helper's
+ * receive), wire_broker_sock.c (the broker's datagram receive), frame.c
+ * (byte-stream frames).
  */
 #ifndef CORDON_COMMON_WIRE_H
 #define CORDON_COMMON_WIRE_H
@@ -166,6 +172,10 @@ int cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m);
 int cordon_msg_send(int fd, const struct cordon_msg *m);
 /* Any message of either direction (wire_broker.c; not in the helper). */
 int cordon_msg_recv(int fd, struct cordon_msg *m);
+/* cordon_msg_decode as a cordon_wire_decoder (allowed ignored), for the
+ * byte-stream framing (frame.h) of the broker's receive. */
+int cordon_msg_decode_any(const uint8_t *frame, size_t len, uint32_t allowed,
+    struct cordon_msg *m);
 /*
  * The same, taking at most one passed fd into *passed (-1 if none): only
  * on an EGRESS message, which must carry exactly one.  An fd on any other

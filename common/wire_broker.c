@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "wire.h"
 
@@ -158,32 +157,10 @@ cordon_msg_decode(const uint8_t *frame, size_t len, struct cordon_msg *m)
 }
 
 /* cordon_msg_decode, as the framing calls a decoder: every type allowed. */
-static int
-decode_any(const uint8_t *frame, size_t len, uint32_t allowed,
+int
+cordon_msg_decode_any(const uint8_t *frame, size_t len, uint32_t allowed,
     struct cordon_msg *m)
 {
 	(void)allowed;
 	return cordon_msg_decode(frame, len, m);
-}
-
-int
-cordon_msg_recv(int fd, struct cordon_msg *m)
-{
-	return cordon_wire_recv(fd, decode_any, 0, m);
-}
-
-int
-cordon_msg_recv_fd(int fd, struct cordon_msg *m, int *passed)
-{
-	int r = cordon_wire_recv_fd(fd, decode_any, 0, m, passed);
-
-	/* An fd is taken on EGRESS alone, and EGRESS never comes without. */
-	if (r == 0 && (m->type == CORDON_MSG_EGRESS) != (*passed >= 0)) {
-		if (*passed >= 0)
-			(void)close(*passed);
-		*passed = -1;
-		cordon_msg_clear(m);
-		r = -CORDON_E_PROTO;
-	}
-	return r;
 }

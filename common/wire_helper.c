@@ -117,9 +117,3 @@ cordon_msg_decode_allowed(const uint8_t *frame, size_t len, uint32_t allowed,
 	m->type = type;
 	return cordon_wire_finish(&b, m, cordon_wire_body_to_helper(&b, m));
 }
-
-int
-cordon_msg_recv_allowed(int fd, uint32_t allowed, struct cordon_msg *m)
-{
-	return cordon_wire_recv(fd, cordon_msg_decode_allowed, allowed, m);
-}

@@ -51,13 +51,10 @@
 
 #include "env.h"
 #include "job.h"
+#include "winutil.h"
 
-/* Polling step of the follow loop and of the workdir removal, ms. */
+/* Polling step of the follow loop, ms (the removal's: winutil.c). */
 #define STEP_MS 50
-/* Attempts at removing the workdir: about 5 s of files still held. */
-#define RM_ATTEMPTS 100
-/* Deepest workdir tree removed (each level is a frame and a handle). */
-#define RM_MAX_DEPTH 128
 /* How long the end waits for the terminated payload, ms. */
 #define REAP_MS 10000
 /* The completion key of this run's port. */
@@ -79,94 +76,6 @@ say(struct job_win_res *res, const char *f, ...)
 	va_end(ap);
 }
 
-/* UTF-8 to a new UTF-16 string; NULL if invalid or too long. */
-static wchar_t *
-widen(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1,
-	    NULL, 0);
-	wchar_t *w;
-
-	if (n <= 0)
-		return NULL;
-	w = calloc((size_t)n, sizeof(*w));
-	if (w != NULL && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s,
-	    -1, w, n) != n) {
-		free(w);
-		w = NULL;
-	}
-	return w;
-}
-
-/* UTF-16 to a new UTF-8 string; NULL if invalid. */
-static char *
-narrow(const wchar_t *w)
-{
-	int n = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, -1,
-	    NULL, 0, NULL, NULL);
-	char *s;
-
-	if (n <= 0)
-		return NULL;
-	s = malloc((size_t)n);
-	if (s != NULL && WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w,
-	    -1, s, n, NULL, NULL) != n) {
-		free(s);
-		s = NULL;
-	}
-	return s;
-}
-
-/* --- a growing UTF-16 buffer ------------------------------------------- */
-
-struct wbuf {
-	wchar_t *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void
-wbuf_add(struct wbuf *b, const wchar_t *s, size_t n)
-{
-	size_t need, cap;
-	wchar_t *p;
-
-	if (b->failed)
-		return;
-	/* len + n + 1 (a terminator always fits), checked. */
-	if (__builtin_add_overflow(b->len, n, &need) ||
-	    __builtin_add_overflow(need, 1, &need)) {
-		b->failed = true;
-		return;
-	}
-	if (need > b->cap) {
-		cap = b->cap == 0 ? 256 : b->cap;
-		while (cap < need)
-			if (__builtin_mul_overflow(cap, 2, &cap)) {
-				b->failed = true;
-				return;
-			}
-		/* On failure b->p is kept, for the caller to free. */
-		p = cap > SIZE_MAX / sizeof(*p) ? NULL :
-		    realloc(b->p, cap * sizeof(*p));
-		if (p == NULL) {
-			b->failed = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n * sizeof(*s));
-	b->len += n;
-	b->p[b->len] = L'\0';
-}
-
-static void
-wbuf_str(struct wbuf *b, const wchar_t *s)
-{
-	wbuf_add(b, s, wcslen(s));
-}
-
 /* --- the command line ----------------------------------------------------- */
 
 /*
@@ -177,28 +86,28 @@ wbuf_str(struct wbuf *b, const wchar_t *s)
  * the payload gets the argv the broker was given.
  */
 static void
-quote_arg(struct wbuf *b, const wchar_t *a)
+quote_arg(struct cordon_wbuf *b, const wchar_t *a)
 {
 	size_t nbs = 0, i;
 
 	if (a[0] != L'\0' && wcspbrk(a, L" \t\n\v\"") == NULL) {
-		wbuf_str(b, a);
+		cordon_wbuf_str(b, a);
 		return;
 	}
-	wbuf_str(b, L"\"");
+	cordon_wbuf_str(b, L"\"");
 	for (; *a != L'\0'; a++) {
 		if (*a == L'\\') {
 			nbs++;
 			continue;
 		}
 		for (i = 0; i < (*a == L'"' ? 2 * nbs + 1 : nbs); i++)
-			wbuf_str(b, L"\\");
+			cordon_wbuf_str(b, L"\\");
 		nbs = 0;
-		wbuf_add(b, a, 1);
+		cordon_wbuf_add(b, a, 1);
 	}
 	for (i = 0; i < 2 * nbs; i++)
-		wbuf_str(b, L"\\");
-	wbuf_str(b, L"\"");
+		cordon_wbuf_str(b, L"\\");
+	cordon_wbuf_str(b, L"\"");
 }
 
 /*
@@ -209,7 +118,7 @@ quote_arg(struct wbuf *b, const wchar_t *a)
 static wchar_t *
 command_line(char *const *argv, struct job_win_res *res)
 {
-	struct wbuf b = { NULL, 0, 0, false };
+	struct cordon_wbuf b = { NULL, 0, 0, false };
 	size_t i;
 
 	if (strchr(argv[0], '"') != NULL || argv[0][0] == '\0') {
@@ -218,7 +127,7 @@ command_line(char *const *argv, struct job_win_res *res)
 		return NULL;
 	}
 	for (i = 0; argv[i] != NULL; i++) {
-		wchar_t *w = widen(argv[i]);
+		wchar_t *w = cordon_win_widen(argv[i]);
 
 		if (w == NULL) {
 			say(res, "argument %lu is not valid UTF-8",
@@ -227,11 +136,11 @@ command_line(char *const *argv, struct job_win_res *res)
 			return NULL;
 		}
 		if (i > 0)
-			wbuf_str(&b, L" ");
+			cordon_wbuf_str(&b, L" ");
 		if (i == 0) {
-			wbuf_str(&b, L"\"");
-			wbuf_str(&b, w);
-			wbuf_str(&b, L"\"");
+			cordon_wbuf_str(&b, L"\"");
+			cordon_wbuf_str(&b, w);
+			cordon_wbuf_str(&b, L"\"");
 		} else {
 			quote_arg(&b, w);
 		}
@@ -296,7 +205,7 @@ env_block(const wchar_t *workdir, struct job_win_res *res)
 {
 	static const wchar_t *const set[] = { L"TEMP=", L"TMP=",
 	    L"USERPROFILE=" };
-	struct wbuf b = { NULL, 0, 0, false };
+	struct cordon_wbuf b = { NULL, 0, 0, false };
 	wchar_t *all = GetEnvironmentStringsW(), *e;
 	size_t i;
 
@@ -306,16 +215,16 @@ env_block(const wchar_t *workdir, struct job_win_res *res)
 		return NULL;
 	}
 	for (e = all; *e != L'\0'; e += wcslen(e) + 1) {
-		char *u = narrow(e);
+		char *u = cordon_win_narrow(e);
 
 		if (u != NULL && env_passes(u))
-			wbuf_add(&b, e, wcslen(e) + 1);
+			cordon_wbuf_add(&b, e, wcslen(e) + 1);
 		free(u);
 	}
 	(void)FreeEnvironmentStringsW(all);
 	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
-		wbuf_str(&b, set[i]);
-		wbuf_add(&b, workdir, wcslen(workdir) + 1);
+		cordon_wbuf_str(&b, set[i]);
+		cordon_wbuf_add(&b, workdir, wcslen(workdir) + 1);
 	}
 	/* The block ends with an empty string: wbuf keeps a terminator. */
 	if (b.failed) {
@@ -328,160 +237,25 @@ env_block(const wchar_t *workdir, struct job_win_res *res)
 
 /* --- the workdir ---------------------------------------------------------- */
 
-/*
- * Creates the workdir, which must not exist, with a protected DACL that
- * grants the invoker's SID full control and nothing else, inherited by
- * what is created inside.
- */
+/* The workdir, private to the invoker (winutil.c); false, said, if not. */
 static bool
 workdir_make(const wchar_t *path, struct job_win_res *res)
 {
-	HANDLE tok = NULL;
-	BYTE buf[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
-	DWORD n = 0;
-	LPWSTR sid = NULL;
-	wchar_t sddl[256];
-	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, FALSE };
-	bool ok = false;
+	enum cordon_win_mkdir r = cordon_win_mkdir_private(path);
+	DWORD e = GetLastError();
 
-	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok) ||
-	    !GetTokenInformation(tok, TokenUser, buf, sizeof(buf), &n) ||
-	    !ConvertSidToStringSidW(((TOKEN_USER *)(void *)buf)->User.Sid,
-	    &sid)) {
-		say(res, "cannot read the invoker's SID (error %lu)",
-		    GetLastError());
-		goto out;
-	}
-	if (swprintf(sddl, sizeof(sddl) / sizeof(sddl[0]),
-	    L"D:P(A;OICI;FA;;;%ls)", sid) < 0 ||
-	    !ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl,
-	    SDDL_REVISION_1, &sa.lpSecurityDescriptor, NULL)) {
-		say(res, "cannot build the workdir's ACL (error %lu)",
-		    GetLastError());
-		goto out;
-	}
-	if (!CreateDirectoryW(path, &sa)) {
-		DWORD e = GetLastError();
-
-		say(res, e == ERROR_ALREADY_EXISTS ? "the workdir already "
-		    "exists; a run's workdir is always new" :
-		    "cannot create the workdir (error %lu)", e);
-		goto out;
-	}
-	ok = true;
-out:
-	if (sa.lpSecurityDescriptor != NULL)
-		(void)LocalFree(sa.lpSecurityDescriptor);
-	if (sid != NULL)
-		(void)LocalFree(sid);
-	if (tok != NULL)
-		(void)CloseHandle(tok);
-	return ok;
-}
-
-/* Clears read-only (and system, hidden) so the entry can be deleted. */
-static void
-make_deletable(const wchar_t *p, DWORD attrs)
-{
-	if ((attrs & (FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_SYSTEM |
-	    FILE_ATTRIBUTE_HIDDEN)) != 0)
-		(void)SetFileAttributesW(p, (attrs & ~(DWORD)(
-		    FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_SYSTEM |
-		    FILE_ATTRIBUTE_HIDDEN)) | FILE_ATTRIBUTE_NORMAL);
-}
-
-static bool rm_entry(struct wbuf *path, DWORD attrs, int depth);
-
-/*
- * Empties the directory path->p.  Why it is safe: it runs after the job
- * is terminated and closed, so no process of the payload remains to
- * swap a directory for a link while it works; even so, a reparse point
- * (junction, symbolic link, mount point) is removed as itself and never
- * entered (rm_entry), from the attributes FindFirstFileExW reports for
- * the entry, not from its target.
- */
-static bool
-rm_children(struct wbuf *path, int depth)
-{
-	WIN32_FIND_DATAW fd;
-	size_t base = path->len;
-	HANDLE h;
-	bool ok = true;
-
-	wbuf_str(path, L"\\*");
-	if (path->failed)
-		return false;
-	h = FindFirstFileExW(path->p, FindExInfoBasic, &fd,
-	    FindExSearchNameMatch, NULL, 0);
-	path->len = base;
-	path->p[base] = L'\0';
-	if (h == INVALID_HANDLE_VALUE)
-		return GetLastError() == ERROR_FILE_NOT_FOUND;
-	do {
-		if (wcscmp(fd.cFileName, L".") == 0 ||
-		    wcscmp(fd.cFileName, L"..") == 0)
-			continue;
-		wbuf_str(path, L"\\");
-		wbuf_str(path, fd.cFileName);
-		if (path->failed || !rm_entry(path, fd.dwFileAttributes,
-		    depth + 1))
-			ok = false;
-		path->len = base;
-		if (path->p != NULL)
-			path->p[base] = L'\0';
-	} while (!path->failed && FindNextFileW(h, &fd));
-	(void)FindClose(h);
-	return ok && !path->failed;
-}
-
-static bool
-rm_entry(struct wbuf *path, DWORD attrs, int depth)
-{
-	bool dir = (attrs & FILE_ATTRIBUTE_DIRECTORY) != 0;
-
-	if (depth > RM_MAX_DEPTH)
-		return false;
-	make_deletable(path->p, attrs);
-	if ((attrs & FILE_ATTRIBUTE_REPARSE_POINT) != 0)
-		return dir ? RemoveDirectoryW(path->p) != 0 :
-		    DeleteFileW(path->p) != 0;
-	if (!dir)
-		return DeleteFileW(path->p) != 0;
-	return rm_children(path, depth) && RemoveDirectoryW(path->p) != 0;
-}
-
-/*
- * Removes the workdir and all it holds.  A file a dying process still
- * has open cannot be deleted yet (or is only marked for deletion until
- * its last handle closes), so the whole removal is retried, STEP_MS
- * apart, RM_ATTEMPTS times; it has succeeded only when the workdir no
- * longer exists.
- */
-static bool
-workdir_remove(const wchar_t *path)
-{
-	struct wbuf b = { NULL, 0, 0, false };
-	DWORD attrs;
-	int i;
-	bool gone = false;
-
-	for (i = 0; i < RM_ATTEMPTS && !gone; i++) {
-		if (i > 0)
-			Sleep(STEP_MS);
-		attrs = GetFileAttributesW(path);
-		if (attrs == INVALID_FILE_ATTRIBUTES) {
-			gone = GetLastError() == ERROR_FILE_NOT_FOUND ||
-			    GetLastError() == ERROR_PATH_NOT_FOUND;
-			continue;
-		}
-		b.len = 0;
-		b.failed = false;
-		wbuf_str(&b, path);
-		if (!b.failed)
-			(void)rm_entry(&b, attrs, 0);
-	}
-	free(b.p);
-	return gone;
+	if (r == CORDON_WIN_MKDIR_OK)
+		return true;
+	if (r == CORDON_WIN_MKDIR_SID)
+		say(res, "cannot read the invoker's SID (error %lu)", e);
+	else if (r == CORDON_WIN_MKDIR_ACL)
+		say(res, "cannot build the workdir's ACL (error %lu)", e);
+	else if (e == ERROR_ALREADY_EXISTS)
+		say(res, "the workdir already exists; a run's workdir is "
+		    "always new");
+	else
+		say(res, "cannot create the workdir (error %lu)", e);
+	return false;
 }
 
 /* --- AppContainer --------------------------------------------------------- */
@@ -743,7 +517,7 @@ spawn_status(DWORD e)
 static wchar_t *
 full_path(const char *p, struct job_win_res *res)
 {
-	wchar_t *w = widen(p), *full = NULL;
+	wchar_t *w = cordon_win_widen(p), *full = NULL;
 	DWORD n;
 
 	if (w == NULL) {
@@ -870,7 +644,7 @@ out:
 		(void)CloseHandle(port);
 	/* 7. The workdir, on every path that made it. */
 	if (made) {
-		res->workdir_removed = workdir_remove(dir);
+		res->workdir_removed = cordon_win_rmtree(dir);
 		if (!res->workdir_removed && r == 0)
 			say(res, "the workdir could not be removed");
 		else if (!res->workdir_removed)

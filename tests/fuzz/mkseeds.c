@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "frame.h"
 #include "wire.h"
 
 #define RUN_ID "0123456789abcdef0123456789abcdef"
@@ -208,6 +209,106 @@ wire_seeds(void)
 	write_file("wire", "truncated", frame, b.len - 1);
 	cordon_buf_free(&b);
 	write_file("wire", "empty", "", 0);
+}
+
+/* --- frame: byte streams of length-prefixed frames ----------------- */
+
+/*
+ * A stream: the read size byte fuzz_frame.c takes first, then frames
+ * (each made by the real framer) and raw bytes.
+ */
+struct stream {
+	uint8_t d[4096];
+	size_t n;
+};
+
+static void
+stream_bytes(struct stream *st, const void *p, size_t n)
+{
+	if (st->n + n > sizeof(st->d)) {
+		fprintf(stderr, "frame seed too long\n");
+		exit(1);
+	}
+	memcpy(st->d + st->n, p, n);
+	st->n += n;
+}
+
+static void
+stream_msg(struct stream *st, const struct cordon_msg *m)
+{
+	struct cordon_buf b;
+
+	if (cordon_frame_encode(m, &b) < 0) {
+		fprintf(stderr, "cannot frame message type %u\n", m->type);
+		exit(1);
+	}
+	stream_bytes(st, b.d, b.len);
+	cordon_buf_free(&b);
+}
+
+static void
+frame_seeds(void)
+{
+#define MAXP1 (CORDON_WIRE_MAX_FRAME + 1U)
+	static const struct { const char *name; uint8_t d[8]; size_t n; } bad[] = {
+		{ "length-over-max", { (uint8_t)(MAXP1 >> 24),
+		    (uint8_t)(MAXP1 >> 16), (uint8_t)(MAXP1 >> 8),
+		    (uint8_t)MAXP1, 0, 1, 0, 2 }, 8 },
+		{ "length-all-ones", { 0xff, 0xff, 0xff, 0xff, 0, 1 }, 6 },
+		{ "length-zero", { 0, 0, 0, 0, 0, 1, 0, 7 }, 8 },
+		{ "length-under-header", { 0, 0, 0, 3, 0, 1, 0 }, 7 },
+		{ "half-a-length", { 0, 0 }, 2 },
+	};
+#undef MAXP1
+	struct cordon_msg m;
+	struct stream st;
+	uint8_t step;
+	size_t i;
+
+	/* A request train, read 1, 7 and 256 bytes at a time. */
+	for (step = 0; step < 3; step++) {
+		st.n = 0;
+		stream_bytes(&st, step == 0 ? "\x00" : step == 1 ?
+		    "\x06" : "\xff", 1);
+		request(&m, 2, 1);
+		stream_msg(&st, &m);
+		str_msg(&m, CORDON_MSG_ARG, "/bin/echo");
+		stream_msg(&st, &m);
+		str_msg(&m, CORDON_MSG_ARG, "hi");
+		stream_msg(&st, &m);
+		str_msg(&m, CORDON_MSG_ENV, "PATH=/usr/bin:/bin");
+		stream_msg(&st, &m);
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_GO;
+		stream_msg(&st, &m);
+		write_file("frame", step == 0 ? "request-train-1" : step == 1 ?
+		    "request-train-7" : "request-train-256", st.d, st.n);
+	}
+
+	/* The helper's events, then the stream cut inside a frame. */
+	st.n = 0;
+	stream_bytes(&st, "\x02", 1);
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_BACKEND;
+	m.u.backend.backend = CORDON_BACKEND_FLOOR;
+	m.u.backend.applied = 1U << CORDON_CAP_CPU;
+	m.u.backend.reason = "no namespaces";
+	stream_msg(&st, &m);
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_TEARDOWN;
+	m.u.teardown.ok = 1;
+	m.u.teardown.error = "";
+	stream_msg(&st, &m);
+	write_file("frame", "events", st.d, st.n);
+	write_file("frame", "events-cut", st.d, st.n - 3);
+
+	/* Near misses: lengths refused before anything is allocated. */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		st.n = 0;
+		stream_bytes(&st, "\x03", 1);
+		stream_bytes(&st, bad[i].d, bad[i].n);
+		write_file("frame", bad[i].name, st.d, st.n);
+	}
 }
 
 /* --- intake: datagram sequences ------------------------------------- */
@@ -470,6 +571,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	wire_seeds();
+	frame_seeds();
 	intake_seeds();
 	parse_seeds();
 	policy_seeds();

@@ -2,7 +2,9 @@
 # windows/run.sh - the Job Object glue under Wine (make check-windows).
 #
 # Cross-builds tests/windows/driver.exe (helper/job_win.c, helper/job.c
-# and the shared sources it reuses) and kids.exe (the payload) with
+# and the shared sources it reuses), kids.exe (the payload), and chan.exe
+# (the broker's platform layer, broker/plat_win.c, and the framed
+# channel, common/frame.c) with echo.exe as its helper, with
 # mingw-w64, then drives them under Wine in a throw-away WINEPREFIX under
 # the build directory, WINEDEBUG=-all.  Checks: exit codes pass through;
 # a grandchild is dead after the run; the wall cap ends a sleeper as cap
@@ -55,7 +57,19 @@ t0=$(date +%s)
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -o "$out/driver.exe" "$src/tests/windows/driver.c" \
     "$src/helper/job_win.c" "$src/helper/job.c" "$src/policy/env.c" \
-    "$src/common/parse.c" "$src/common/ids.c" || exit 99
+    "$src/common/parse.c" "$src/common/ids.c" "$src/common/winutil.c" || exit 99
+# The broker's platform layer (broker/plat_win.c) and the byte-stream
+# channel (common/frame.c), with echo.exe standing in for the helper.
+chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
+    $src/common/wire_broker.c $src/common/buf.c $src/common/types.c
+    $src/common/ids.c $src/common/winutil.c"
+# shellcheck disable=SC2086
+"$MINGW_CC" $wflags -I"$src/broker" -o "$out/echo.exe" \
+    "$src/tests/windows/echo.c" $chansrc || exit 99
+# shellcheck disable=SC2086
+"$MINGW_CC" $(echo "$wflags" | sed 's/ -municode//') -I"$src/broker" \
+    -o "$out/chan.exe" \
+    "$src/tests/windows/chan.c" "$src/broker/plat_win.c" $chansrc || exit 99
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -o "$out/kids.exe" "$src/tests/windows/kids.c" || exit 99
 echo "# cross-built in $(( $(date +%s) - t0 )) s: driver.exe $(wc -c <"$out/driver.exe") bytes"
@@ -91,6 +105,20 @@ t0=$(date +%s)
 [ -n "$wineserver" ] && "$wineserver" -p 2>/dev/null
 "$wine" "$out/kids.exe" exit 0 >/dev/null 2>&1
 echo "# Wine prefix made in $(( $(date +%s) - t0 )) s"
+
+# --- the broker's platform layer and channel (chan.exe) ---------------------
+mkdir -p "$tmp/chan" || exit 99
+"$wine" "$out/chan.exe" "$(winpath "$out/echo.exe")" "$(winpath "$tmp/chan")" \
+    >"$tmp/chan.out" 2>"$tmp/chan.err" </dev/null
+chanrc=$?
+tr -d '\r' <"$tmp/chan.out" | sed -n 's/^check: //p' >"$tmp/chan.checks"
+while IFS= read -r c; do
+	case $c in ok\ *) result "channel: ${c#ok }" 0 ;;
+	*) result "channel: ${c#FAILED }" 1 ;; esac
+done <"$tmp/chan.checks"
+[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 16 ] &&
+    tr -d '\r' <"$tmp/chan.out" | grep -qx 'echo: stdout'
+result "channel: chan.exe ran all 16 checks, the helper's stdout passed through (exit $chanrc)" $?
 
 # --- exit codes --------------------------------------------------------------
 for code in 0 3 1 42; do

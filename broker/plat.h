@@ -1,0 +1,67 @@
+/*
+ * plat.h - what the broker does differently on each OS, one file per OS
+ * (configure picks it: PLAT_SOURCES in Makefile.am):
+ *
+ *   plat_linux.c   the helper started by posix_spawn on a SOCK_SEQPACKET
+ *                  socketpair (its end on fd 3), one message a datagram
+ *                  (common/wire.c); XDG paths
+ *   plat_win.c     the helper started by CreateProcess with an anonymous
+ *                  pipe pair, the two handles named on its command line
+ *                  and the only ones it inherits; length-prefixed frames
+ *                  (common/frame.c); %LOCALAPPDATA%\cordon, private to
+ *                  the invoker by an explicit ACL; removal that clears
+ *                  read-only attributes and retries a file still open
+ *
+ * Shared broker code calls these and nothing OS-specific for the same
+ * jobs.  A channel and a helper are ints on every OS: an fd and a pid on
+ * Linux, a slot of plat_win.c's table and a process id on Windows.
+ */
+#ifndef CORDON_BROKER_PLAT_H
+#define CORDON_BROKER_PLAT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct cordon_msg;
+
+/*
+ * Starts the helper at path with its end of a new channel and an empty
+ * environment (but for the test knobs plat_linux.c lists); *sock is
+ * ours.  With infd / outfd / errfd (unless -1) as its stdin, stdout and
+ * stderr.
+ */
+int cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
+    int outfd, int errfd);
+/* The same with our own stdio: channel.c, for every OS. */
+int cordon_start_helper(const char *path, pid_t *pid, int *sock);
+/* Reaps it; its status in wait(2)'s encoding, or -1. */
+int cordon_wait_helper(pid_t pid);
+
+/* One message to the helper, and one of either direction from it. */
+int cordon_chan_send(int sock, const struct cordon_msg *m);
+int cordon_chan_recv(int sock, struct cordon_msg *m);
+/* Closes our end: the helper sees EOF. */
+void cordon_chan_close(int sock);
+
+/*
+ * Default paths, allocated.  Linux: $XDG_STATE_HOME (or
+ * ~/.local/state)/cordon/trace.db; the workdir base
+ * $XDG_RUNTIME_DIR/cordon if ours and private, else .../cordon/runs in
+ * the state dir; profiles under $XDG_CONFIG_HOME (or ~/.config).
+ * Windows: %LOCALAPPDATA%\cordon\trace.db, ...\cordon\runs, and
+ * %APPDATA%\cordon for profiles.
+ */
+int cordon_default_trace_path(char **out);
+int cordon_default_workdir_base(char **out);
+/* The user's profile NAME (a name config.c checked). */
+int cordon_user_profile_path(char **out, const char *name);
+
+/*
+ * Windows only (plat_win.c): removes path and all below it, read-only
+ * attributes cleared, a file still held retried for about 5 s.  On Linux
+ * the broker removes through common/rmtree.c from fds it holds (gc.c),
+ * which Windows paths have no equivalent of.
+ */
+int cordon_plat_remove_tree(const char *path);
+
+#endif

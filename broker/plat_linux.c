@@ -1,0 +1,252 @@
+/*
+ * plat_linux.c - the broker's platform layer on Linux (plat.h): the
+ * helper on a SOCK_SEQPACKET socketpair, one message a datagram
+ * (common/wire.c), and the XDG base directories.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "policy.h"
+#include "wire.h"
+
+/*
+ * Starts the helper with its end of a fresh socketpair on fd 3 and an
+ * empty environment; it needs nothing of ours but the request (and a
+ * test knob, below).  Only the
+ * sanitizer build (for tests; configure refuses it for a setuid helper)
+ * passes the sanitizer options on, so that the helper's reports land
+ * where the test suite collects them (tests/sanitized.sh).
+ *
+ * posix_spawn, not fork: glibc's child shares our memory until it execs
+ * (CLONE_VM | CLONE_VFORK), so the broker's page tables - sqlite's
+ * mapping of the trace among them - are not copied for a child that only
+ * moves one fd and execs; that copy was the largest part of the broker's
+ * own cost per run.  dup2 of an fd onto itself clears its close-on-exec
+ * flag (POSIX 2017, glibc >= 2.29), which covers sv[1] already being 3.
+ * An exec failure comes back from posix_spawn itself, in errno here.
+ */
+int
+cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
+    int outfd, int errfd)
+{
+	char *henv[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+	char confdir[CORDON_MAX_PATH_LEN + 32];
+	char *const hargv[] = { "cordon-helper", NULL };
+	posix_spawn_file_actions_t fa;
+	size_t i, k = 0;
+	int sv[2], e, fd;
+#ifdef CORDON_SANITIZERS
+	for (i = 0; environ != NULL && environ[i] != NULL && k < 3; i++)
+		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0 ||
+		    strncmp(environ[i], "UBSAN_OPTIONS=", 14) == 0 ||
+		    strncmp(environ[i], "LSAN_OPTIONS=", 13) == 0)
+			henv[k++] = environ[i];
+#endif
+	/*
+	 * The tests' knobs, each of which only a helper that is not setuid
+	 * honours: "pretend an older Landlock" (it can only weaken the
+	 * caller's own run, whose result then says what was not applied)
+	 * and the cgroup the runs go under (a setuid helper keeps the
+	 * system's choice).
+	 */
+	for (i = 0; environ != NULL && environ[i] != NULL; i++)
+		if (strncmp(environ[i], "CORDON_TEST_LANDLOCK_ABI=", 25) == 0 ||
+		    strncmp(environ[i], "CORDON_CGROUP_PARENT=", 21) == 0)
+			if (k < sizeof(henv) / sizeof(henv[0]) - 2)
+				henv[k++] = environ[i];
+
+	/* The test suite's configuration directory (policy.h), if honoured. */
+	if (strcmp(cordon_confdir(), CORDON_SYSCONFDIR) != 0 &&
+	    (size_t)snprintf(confdir, sizeof(confdir), "CORDON_CONFDIR=%s",
+	    cordon_confdir()) < sizeof(confdir))
+		henv[k++] = confdir;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -CORDON_E_HELPER;
+	/*
+	 * The payload's stdin and output files become the helper's fds 0-2
+	 * (helper/helper.c passes them on, or pumps into them under an output cap):
+	 * no fd travels over the socket.  Our end is moved above fd 3 first,
+	 * so that neither of those dup2s can land on it.
+	 */
+	if (sv[1] <= CORDON_HELPER_FD) {
+		fd = fcntl(sv[1], F_DUPFD_CLOEXEC, CORDON_HELPER_FD + 1);
+		close(sv[1]);
+		if ((sv[1] = fd) < 0) {
+			close(sv[0]);
+			return -CORDON_E_HELPER;
+		}
+	}
+	if ((e = posix_spawn_file_actions_init(&fa)) == 0) {
+		if ((infd < 0 ||
+		    (e = posix_spawn_file_actions_adddup2(&fa, infd, 0)) == 0) &&
+		    (outfd < 0 ||
+		    (e = posix_spawn_file_actions_adddup2(&fa, outfd, 1)) == 0) &&
+		    (errfd < 0 ||
+		    (e = posix_spawn_file_actions_adddup2(&fa, errfd, 2)) == 0) &&
+		    (e = posix_spawn_file_actions_adddup2(&fa, sv[1],
+		    CORDON_HELPER_FD)) == 0 &&
+		    (e = posix_spawn_file_actions_addclosefrom_np(&fa,
+		    CORDON_HELPER_FD + 1)) == 0)
+			e = posix_spawn(pid, path, &fa, NULL, hargv, henv);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	close(sv[1]);
+	if (e != 0) {
+		close(sv[0]);
+		errno = e;
+		return -CORDON_E_HELPER;
+	}
+	*sock = sv[0];
+	return 0;
+}
+
+int
+cordon_wait_helper(pid_t pid)
+{
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+int
+cordon_chan_send(int sock, const struct cordon_msg *m)
+{
+	return cordon_msg_send(sock, m);
+}
+
+int
+cordon_chan_recv(int sock, struct cordon_msg *m)
+{
+	return cordon_msg_recv(sock, m);
+}
+
+void
+cordon_chan_close(int sock)
+{
+	if (sock >= 0)
+		(void)close(sock);
+}
+
+/* An environment directory is used only if it is an absolute path. */
+static const char *
+env_dir(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
+
+/* dir + "/" + rest, allocated. */
+static int
+join(char **out, const char *dir, const char *rest)
+{
+	if (asprintf(out, "%s/%s", dir, rest) < 0) {
+		*out = NULL;
+		return -CORDON_E_NOMEM;
+	}
+	return 0;
+}
+
+/* $HOME if absolute, else the passwd entry's (its strings in pwbuf). */
+static const char *
+home_dir(struct passwd *pw, char *pwbuf, size_t pwbufsz)
+{
+	const char *home = env_dir("HOME");
+
+	if (home != NULL)
+		return home;
+	if (cordon_getpw(getuid(), pw, pwbuf, pwbufsz) < 0 ||
+	    pw->pw_dir[0] != '/')
+		return NULL;
+	return pw->pw_dir;
+}
+
+/* The XDG directory var, else ~/fallback, + "/" + rest. */
+static int
+xdg_path(char **out, const char *var, const char *fallback,
+    const char *rest)
+{
+	const char *dir, *home;
+	char pwbuf[CORDON_PW_BUF_LEN];
+	struct passwd pw;
+
+	if ((dir = env_dir(var)) != NULL)
+		return join(out, dir, rest);
+	if ((home = home_dir(&pw, pwbuf, sizeof(pwbuf))) == NULL)
+		return -CORDON_E_INVAL;
+	if (asprintf(out, "%s/%s/%s", home, fallback, rest) < 0) {
+		*out = NULL;
+		return -CORDON_E_NOMEM;
+	}
+	return 0;
+}
+
+/* $XDG_STATE_HOME, else ~/.local/state, + "/" + rest. */
+static int
+state_path(char **out, const char *rest)
+{
+	return xdg_path(out, "XDG_STATE_HOME", ".local/state", rest);
+}
+
+int
+cordon_default_trace_path(char **out)
+{
+	return state_path(out, "cordon/trace.db");
+}
+
+/* $XDG_CONFIG_HOME, else ~/.config, + "/cordon/profiles/NAME.conf". */
+int
+cordon_user_profile_path(char **out, const char *name)
+{
+	char *rest = NULL;
+	int r;
+
+	if (asprintf(&rest, "cordon/profiles/%s.conf", name) < 0)
+		return -CORDON_E_NOMEM;
+	r = xdg_path(out, "XDG_CONFIG_HOME", ".config", rest);
+	free(rest);
+	return r;
+}
+
+/*
+ * The default workdir base must be a name no other user can make first:
+ * the helper refuses a base that is not the invoker's alone, so one made
+ * by someone else would deny cordon - every run and gc - to its owner.
+ * So: $XDG_RUNTIME_DIR/cordon where the runtime dir is ours and private
+ * (systemd's /run/user/UID: made by root at login, a tmpfs); else (cron,
+ * CI, su: no login session) $XDG_STATE_HOME/cordon/runs, or
+ * ~/.local/state/cordon/runs, beside the trace in the user's own home.
+ * Never a fixed name in /tmp, which any user can make first.  Nor a base
+ * a setuid helper makes as root (/run/cordon/UID): a second privileged
+ * step, in one mode only, putting build trees on the small tmpfs that
+ * system services need.
+ */
+int
+cordon_default_workdir_base(char **out)
+{
+	const char *dir;
+	struct stat st;
+
+	if ((dir = env_dir("XDG_RUNTIME_DIR")) != NULL &&
+	    stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == getuid() && (st.st_mode & 022) == 0)
+		return join(out, dir, "cordon");
+	return state_path(out, "cordon/runs");
+}
+

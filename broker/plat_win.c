@@ -1,0 +1,482 @@
+/*
+ * plat_win.c - the broker's platform layer on Windows (plat.h; mingw-w64).
+ *
+ * Theory of operation:
+ *   1. Two anonymous pipes, one a direction.  Our ends are never
+ *      inheritable; the helper's ends are inheritable only from CreatePipe
+ *      until CreateProcessW returns, and are closed here right after.
+ *   2. CreateProcessW with STARTUPINFOEX's PROC_THREAD_ATTRIBUTE_HANDLE_LIST
+ *      naming exactly the helper's two pipe ends and its three stdio
+ *      handles: nothing else of ours is inherited, whatever else in this
+ *      process is inheritable.  An inherited handle keeps its value, so
+ *      the two pipe handles are passed by value on the helper's command
+ *      line: `"PATH" --channel IN,OUT` (decimal), IN the end it reads
+ *      requests from, OUT the one it writes events to.  Its environment
+ *      is SystemRoot alone (without it Windows' own DLLs fail to load).
+ *   3. Messages are common/frame.c's length-prefixed frames: the same
+ *      bounded reader as everywhere (the length checked before anything
+ *      is allocated), reading no byte past a frame.  A pipe whose writer
+ *      is gone reads as EOF, so closing our ends tells the helper to stop
+ *      and a helper that died ends our read.
+ *   4. A helper and its channel are a slot of a small table (the int
+ *      cordon_start_helper gives back); the pid is the process id.
+ *   5. Paths under %LOCALAPPDATA%\cordon, which is made, if missing, with
+ *      a protected DACL granting the invoker alone (common/winutil.c).
+ *
+ * The window in 1: another thread of the same program that calls
+ * CreateProcess with bInheritHandles while a helper is being started
+ * could inherit the helper's pipe ends, and the helper would then not see
+ * EOF until that program's child exits.  Windows offers no atomic
+ * alternative short of the handle list, which protects our own spawn only.
+ */
+#include "config.h"
+
+#include <windows.h>
+#include <io.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wctype.h>
+
+#include "frame.h"
+#include "plat.h"
+#include "types.h"
+#include "winutil.h"
+
+/* Helpers one process may have running at once (each run has one). */
+#define MAX_HELPERS 64
+
+struct slot {
+	bool used;
+	HANDLE to;      /* ours: broker -> helper, written */
+	HANDLE from;    /* ours: helper -> broker, read */
+	HANDLE proc;
+	DWORD pid;
+};
+
+static struct slot slots[MAX_HELPERS];
+static SRWLOCK slots_lock = SRWLOCK_INIT;
+
+/* errno for a Win32 error, for the caller's strerror. */
+static int
+win_errno(DWORD e)
+{
+	switch (e) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+		return ENOENT;
+	case ERROR_ACCESS_DENIED:
+		return EACCES;
+	case ERROR_NOT_ENOUGH_MEMORY:
+	case ERROR_OUTOFMEMORY:
+		return ENOMEM;
+	default:
+		return EIO;
+	}
+}
+
+static void
+close_handle(HANDLE *h)
+{
+	if (*h != NULL && *h != INVALID_HANDLE_VALUE)
+		(void)CloseHandle(*h);
+	*h = NULL;
+}
+
+/* A pipe: *ours never inheritable, *theirs inheritable (step 1). */
+static bool
+pipe_pair(HANDLE *ours, HANDLE *theirs, bool we_read)
+{
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+	HANDLE r = NULL, w = NULL;
+
+	if (!CreatePipe(&r, &w, &sa, 0))
+		return false;
+	*ours = we_read ? r : w;
+	*theirs = we_read ? w : r;
+	if (!SetHandleInformation(*ours, HANDLE_FLAG_INHERIT, 0)) {
+		close_handle(&r);
+		close_handle(&w);
+		*ours = *theirs = NULL;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * An inheritable copy of the CRT fd's handle, or of our own std handle
+ * (which), or of NUL when there is none (a program without a console).
+ */
+static HANDLE
+inheritable_stdio(int fd, DWORD which)
+{
+	HANDLE h = fd >= 0 ? (HANDLE)_get_osfhandle(fd) : GetStdHandle(which);
+	HANDLE dup = NULL;
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+
+	if (h == NULL || h == INVALID_HANDLE_VALUE)
+		return CreateFileW(L"NUL", GENERIC_READ | GENERIC_WRITE,
+		    FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0,
+		    NULL);
+	if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &dup,
+	    0, TRUE, DUPLICATE_SAME_ACCESS))
+		return NULL;
+	return dup;
+}
+
+/* `"PATH" --channel IN,OUT`, or NULL for a path a quote would break. */
+static wchar_t *
+helper_command_line(const wchar_t *path, HANDLE in, HANDLE out)
+{
+	struct cordon_wbuf b = { NULL, 0, 0, false };
+	wchar_t num[64];
+
+	if (wcschr(path, L'"') != NULL)
+		return NULL;
+	cordon_wbuf_str(&b, L"\"");
+	cordon_wbuf_str(&b, path);
+	(void)swprintf(num, sizeof(num) / sizeof(num[0]),
+	    L"\" --channel %llu,%llu", (unsigned long long)(uintptr_t)in,
+	    (unsigned long long)(uintptr_t)out);
+	cordon_wbuf_str(&b, num);
+	if (b.failed) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+/* "SystemRoot=...\0\0", or NULL. */
+static wchar_t *
+helper_env(void)
+{
+	wchar_t root[MAX_PATH + 1];
+	struct cordon_wbuf b = { NULL, 0, 0, false };
+	DWORD n = GetEnvironmentVariableW(L"SystemRoot", root, MAX_PATH + 1);
+
+	if (n == 0 || n > MAX_PATH)
+		return NULL;
+	cordon_wbuf_str(&b, L"SystemRoot=");
+	cordon_wbuf_str(&b, root);
+	cordon_wbuf_add(&b, L"\0", 1); /* the block's second terminator */
+	if (b.failed) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+/* A free slot, taken; -1 if all are in use. */
+static int
+slot_take(void)
+{
+	int i, found = -1;
+
+	AcquireSRWLockExclusive(&slots_lock);
+	for (i = 0; i < MAX_HELPERS && found < 0; i++)
+		if (!slots[i].used) {
+			memset(&slots[i], 0, sizeof(slots[i]));
+			slots[i].used = true;
+			found = i;
+		}
+	ReleaseSRWLockExclusive(&slots_lock);
+	return found;
+}
+
+/* The slot's last handle is gone: free it. */
+static void
+slot_release_if_done(struct slot *s)
+{
+	AcquireSRWLockExclusive(&slots_lock);
+	if (s->to == NULL && s->from == NULL && s->proc == NULL)
+		s->used = false;
+	ReleaseSRWLockExclusive(&slots_lock);
+}
+
+static struct slot *
+slot_of(int sock)
+{
+	struct slot *s = NULL;
+
+	AcquireSRWLockShared(&slots_lock);
+	if (sock >= 0 && sock < MAX_HELPERS && slots[sock].used)
+		s = &slots[sock];
+	ReleaseSRWLockShared(&slots_lock);
+	return s;
+}
+
+int
+cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
+    int outfd, int errfd)
+{
+	STARTUPINFOEXW si;
+	PROCESS_INFORMATION pi;
+	HANDLE inherit[5] = { NULL, NULL, NULL, NULL, NULL };
+	HANDLE to = NULL, from = NULL;
+	wchar_t *wpath = NULL, *cmd = NULL, *env = NULL;
+	SIZE_T attrsz = 0;
+	DWORD e = 0;
+	int k, i, r = -CORDON_E_HELPER;
+
+	memset(&si, 0, sizeof(si));
+	memset(&pi, 0, sizeof(pi));
+	if ((k = slot_take()) < 0) {
+		errno = EAGAIN;
+		return -CORDON_E_HELPER;
+	}
+	if (!pipe_pair(&to, &inherit[0], false) ||
+	    !pipe_pair(&from, &inherit[1], true) ||
+	    (inherit[2] = inheritable_stdio(infd, STD_INPUT_HANDLE)) == NULL ||
+	    (inherit[3] = inheritable_stdio(outfd, STD_OUTPUT_HANDLE)) == NULL ||
+	    (inherit[4] = inheritable_stdio(errfd, STD_ERROR_HANDLE)) == NULL ||
+	    inherit[2] == INVALID_HANDLE_VALUE ||
+	    inherit[3] == INVALID_HANDLE_VALUE ||
+	    inherit[4] == INVALID_HANDLE_VALUE ||
+	    (wpath = cordon_win_widen(path)) == NULL ||
+	    (cmd = helper_command_line(wpath, inherit[0], inherit[1])) == NULL ||
+	    (env = helper_env()) == NULL) {
+		e = GetLastError();
+		goto out;
+	}
+	/* Step 2: exactly these five handles reach the helper. */
+	(void)InitializeProcThreadAttributeList(NULL, 1, 0, &attrsz);
+	if ((si.lpAttributeList = malloc(attrsz)) == NULL ||
+	    !InitializeProcThreadAttributeList(si.lpAttributeList, 1, 0,
+	    &attrsz)) {
+		e = GetLastError();
+		free(si.lpAttributeList);
+		si.lpAttributeList = NULL;
+		goto out;
+	}
+	si.StartupInfo.cb = sizeof(si);
+	si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+	si.StartupInfo.hStdInput = inherit[2];
+	si.StartupInfo.hStdOutput = inherit[3];
+	si.StartupInfo.hStdError = inherit[4];
+	if (!UpdateProcThreadAttribute(si.lpAttributeList, 0,
+	    PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit, sizeof(inherit), NULL,
+	    NULL) ||
+	    !CreateProcessW(wpath, cmd, NULL, NULL, TRUE,
+	    EXTENDED_STARTUPINFO_PRESENT | CREATE_UNICODE_ENVIRONMENT |
+	    CREATE_NO_WINDOW, env, NULL, &si.StartupInfo, &pi)) {
+		e = GetLastError();
+		goto out;
+	}
+	close_handle(&pi.hThread);
+	slots[k].to = to;
+	slots[k].from = from;
+	slots[k].proc = pi.hProcess;
+	slots[k].pid = pi.dwProcessId;
+	to = from = NULL;
+	*pid = (pid_t)pi.dwProcessId;
+	*sock = k;
+	r = 0;
+out:
+	if (si.lpAttributeList != NULL) {
+		DeleteProcThreadAttributeList(si.lpAttributeList);
+		free(si.lpAttributeList);
+	}
+	for (i = 0; i < 5; i++)
+		close_handle(&inherit[i]);
+	close_handle(&to);
+	close_handle(&from);
+	free(wpath);
+	free(cmd);
+	free(env);
+	if (r < 0) {
+		slot_release_if_done(&slots[k]);
+		errno = win_errno(e);
+	}
+	return r;
+}
+
+/*
+ * The helper's exit code as wait(2) would encode an exit (code << 8).  A
+ * code over 255 is an NTSTATUS (an exception, or TerminateProcess): that
+ * is a helper that died, encoded as a SIGKILL, as on Linux.
+ */
+int
+cordon_wait_helper(pid_t pid)
+{
+	struct slot *s = NULL;
+	DWORD code = 0;
+	int i, status = -1;
+
+	AcquireSRWLockShared(&slots_lock);
+	for (i = 0; i < MAX_HELPERS && s == NULL; i++)
+		if (slots[i].used && slots[i].proc != NULL &&
+		    slots[i].pid == (DWORD)pid)
+			s = &slots[i];
+	ReleaseSRWLockShared(&slots_lock);
+	if (s == NULL)
+		return -1;
+	if (WaitForSingleObject(s->proc, INFINITE) == WAIT_OBJECT_0 &&
+	    GetExitCodeProcess(s->proc, &code))
+		status = code <= 255 ? (int)(code << 8) : 9;
+	close_handle(&s->proc);
+	slot_release_if_done(s);
+	return status;
+}
+
+int
+cordon_chan_send(int sock, const struct cordon_msg *m)
+{
+	struct slot *s = slot_of(sock);
+
+	if (s == NULL || s->to == NULL)
+		return -CORDON_E_INVAL;
+	return cordon_frame_send(cordon_win_pipe_write, s->to, m);
+}
+
+int
+cordon_chan_recv(int sock, struct cordon_msg *m)
+{
+	struct slot *s = slot_of(sock);
+
+	memset(m, 0, sizeof(*m));
+	if (s == NULL || s->from == NULL)
+		return -CORDON_E_INVAL;
+	return cordon_frame_recv(cordon_win_pipe_read, s->from, cordon_msg_decode_any, 0,
+	    m);
+}
+
+void
+cordon_chan_close(int sock)
+{
+	struct slot *s = slot_of(sock);
+
+	if (s == NULL)
+		return;
+	close_handle(&s->to);
+	close_handle(&s->from);
+	slot_release_if_done(s);
+}
+
+/* --- paths ---------------------------------------------------------------- */
+
+/* %var% as UTF-8 if it is an absolute path (X:\ or \\server\), else NULL. */
+static char *
+known_dir(const wchar_t *var)
+{
+	wchar_t buf[MAX_PATH + 1];
+	DWORD n = GetEnvironmentVariableW(var, buf, MAX_PATH + 1);
+
+	if (n < 3 || n > MAX_PATH)
+		return NULL;
+	if (!(iswalpha(buf[0]) && buf[1] == L':' && buf[2] == L'\\') &&
+	    !(buf[0] == L'\\' && buf[1] == L'\\'))
+		return NULL;
+	return cordon_win_narrow(buf);
+}
+
+/*
+ * path, made private to the invoker if missing (step 5); an existing one
+ * must be a directory and not a reparse point.  It lives in the user's
+ * own profile, where no other user can create it first.
+ */
+static int
+private_dir(const char *path)
+{
+	wchar_t *w = cordon_win_widen(path);
+	DWORD attrs;
+	int r = -CORDON_E_IO;
+
+	if (w == NULL)
+		return -CORDON_E_INVAL;
+	if (cordon_win_mkdir_private(w) == CORDON_WIN_MKDIR_OK)
+		r = 0;
+	else if (GetLastError() == ERROR_ALREADY_EXISTS &&
+	    (attrs = GetFileAttributesW(w)) != INVALID_FILE_ATTRIBUTES &&
+	    (attrs & FILE_ATTRIBUTE_DIRECTORY) != 0 &&
+	    (attrs & FILE_ATTRIBUTE_REPARSE_POINT) == 0)
+		r = 0;
+	free(w);
+	return r;
+}
+
+/* a + b + c, allocated (msvcrt has no asprintf); -CORDON_E_NOMEM. */
+static int
+concat(char **out, const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+
+	if ((*out = malloc(la + lb + lc + 1)) == NULL)
+		return -CORDON_E_NOMEM;
+	memcpy(*out, a, la);
+	memcpy(*out + la, b, lb);
+	memcpy(*out + la + lb, c, lc + 1);
+	return 0;
+}
+
+/* %LOCALAPPDATA%\cordon, made private, + "\" + rest (made too if dir). */
+static int
+local_path(char **out, const char *rest, bool dir)
+{
+	char *base = NULL, *top = NULL;
+	int r = -CORDON_E_INVAL;
+
+	*out = NULL;
+	if ((base = known_dir(L"LOCALAPPDATA")) == NULL)
+		return r;
+	if ((r = concat(&top, base, "\\cordon", "")) < 0 ||
+	    (r = private_dir(top)) < 0 ||
+	    (r = concat(out, top, "\\", rest)) < 0)
+		goto out;
+	r = dir ? private_dir(*out) : 0;
+	if (r < 0) {
+		free(*out);
+		*out = NULL;
+	}
+out:
+	free(base);
+	free(top);
+	return r;
+}
+
+int
+cordon_default_trace_path(char **out)
+{
+	return local_path(out, "trace.db", false);
+}
+
+/* The runs' base; each run's workdir, runs\<id>, the helper makes. */
+int
+cordon_default_workdir_base(char **out)
+{
+	return local_path(out, "runs", true);
+}
+
+int
+cordon_user_profile_path(char **out, const char *name)
+{
+	char *base = known_dir(L"APPDATA"), *dir = NULL;
+	int r;
+
+	*out = NULL;
+	if (base == NULL)
+		return -CORDON_E_INVAL;
+	if ((r = concat(&dir, base, "\\cordon\\profiles\\", name)) == 0)
+		r = concat(out, dir, ".conf", "");
+	free(dir);
+	free(base);
+	return r;
+}
+
+/* --- removal --------------------------------------------------------------- */
+
+int
+cordon_plat_remove_tree(const char *path)
+{
+	wchar_t *w = cordon_win_widen(path);
+	bool gone;
+
+	if (w == NULL)
+		return -CORDON_E_INVAL;
+	gone = cordon_win_rmtree(w);
+	free(w);
+	return gone ? 0 : -CORDON_E_IO;
+}

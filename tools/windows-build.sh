@@ -1,0 +1,44 @@
+#!/bin/sh
+# windows-build.sh SRCDIR OUT - the Windows build of the portable core:
+# SQLite for x86_64-w64-mingw32 from Debian's source (tools/sqlite-mingw.sh,
+# into OUT/sqlite), then a copy of SRCDIR's files (git ls-files: the tree
+# as committed plus what is new, never its build products) configured
+# with --host=x86_64-w64-mingw32 and built in OUT/tree.  .ci/run's
+# windows-build stage; prints one PASS or FAIL line per step.
+#
+# What builds (Makefile.am, PLAT_WIN): common/'s wire, framing and
+# bounds, policy/env.c, broker/json.c and broker/plat_win.c, as
+# libcordon_core_win.  cordon.exe and libcordon do not build yet: the rest
+# of broker/ uses POSIX interfaces (README.md, "Windows").
+set -u
+src=$(cd "$1" && pwd)
+out=$(mkdir -p "$2" && cd "$2" && pwd)
+fail() {
+	echo "FAIL: windows build: $1"
+	[ -f "$2" ] && tail -n 30 "$2"
+	exit 1
+}
+
+if sh "$src/tools/sqlite-mingw.sh" "$out/sqlite" >"$out/sqlite.log" 2>&1; then
+	echo "PASS: windows build: sqlite3 for mingw from $(sed -n 's/^source: //p' "$out/sqlite/SOURCE") (sha256 $(sed -n 's/^sha256: //p' "$out/sqlite/SOURCE"))"
+else
+	fail "sqlite3 from Debian's source package" "$out/sqlite.log"
+fi
+
+rm -rf "$out/tree"
+mkdir -p "$out/tree"
+(cd "$src" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) |
+    tar -C "$out/tree" -xf - || fail "copying $src" /dev/null
+cd "$out/tree" || exit 1
+if ./autogen.sh >"$out/configure.log" 2>&1 &&
+    PKG_CONFIG_PATH="$out/sqlite" ./configure --host=x86_64-w64-mingw32 \
+    --enable-werror >>"$out/configure.log" 2>&1; then
+	echo "PASS: windows build: ./configure --host=x86_64-w64-mingw32 (platform $(sed -n 's/^ *platform: *//p' "$out/configure.log"))"
+else
+	fail "./configure --host=x86_64-w64-mingw32" "$out/configure.log"
+fi
+if make -j2 >"$out/make.log" 2>&1 && [ -f .libs/libcordon_core_win.a ]; then
+	echo "PASS: windows build: the portable core, warnings as errors (libcordon_core_win.a, $(wc -c <.libs/libcordon_core_win.a) bytes)"
+else
+	fail "make" "$out/make.log"
+fi
