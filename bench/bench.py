@@ -181,6 +181,11 @@ def spawn_commands(e):
          [e.cordon, "run", "--backend", "linux-ns"] + tr + ["--", "/bin/true"]),
         ("cordon floor", "trace on, --backend floor",
          [e.cordon, "run", "--backend", "floor"] + tr + ["--", "/bin/true"]),
+        # The required controls' check (issue 20: no PROBE helper).
+        ("cordon linux-ns --require", "trace on, --require "
+         "network-isolation,memory",
+         [e.cordon, "run", "--backend", "linux-ns", "--require",
+          "network-isolation,memory"] + tr + ["--", "/bin/true"]),
     ]
     if shutil.which("bwrap"):
         cmds.append(("bubblewrap", "`bwrap --unshare-all --die-with-parent "
@@ -716,9 +721,11 @@ def bwrap_median(e, notes):
     return med["bubblewrap"], "a fork/exec loop, %d runs" % SPAWN_RUNS
 
 
-def run_librun(e, n, trace):
-    """One librun process; its JSON line, or None with stderr."""
-    r = e.call([e.librun, "-n", str(n), "-t", trace, "--", "/bin/true"],
+def run_librun(e, n, trace, session=False):
+    """One librun process (-s: through a session); its JSON line, or None
+    with stderr."""
+    r = e.call([e.librun] + (["-s"] if session else []) +
+               ["-n", str(n), "-t", trace, "--", "/bin/true"],
                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         return json.loads(r.stdout.decode().strip().splitlines()[-1]), ""
@@ -738,6 +745,14 @@ def bench_library(e, rows, notes):
     runs, partial = trace_counts(db)
     # librun's 3 warm-up runs are in the trace too.
     lost = LIB_RUNS + 3 - res["failed"] - runs + partial
+    # The same through one cordon_session (trace and policy kept open).
+    sdb = e.trace("session")
+    sres, err = run_librun(e, LIB_RUNS, sdb, session=True)
+    if sres is None:
+        notes.append("library: librun -s gave no result (%s)" % err)
+    else:
+        sruns, spartial = trace_counts(sdb)
+        slost = LIB_RUNS + 3 - sres["failed"] - sruns + spartial
     ref, how = bwrap_median(e, notes)
     rows.append("")
     rows.append("### Library path: one process, one libcordon config, "
@@ -751,12 +766,22 @@ def bench_library(e, rows, notes):
                     res["median_ms"], res["p90_ms"], res["mean_ms"],
                     res["cpu_self_ms"], res["cpu_children_ms"], res["failed"],
                     lost))
+    if sres is not None:
+        rows.append("| cordon_session_run() (bench/librun -s) | %.1f ms | "
+                    "%.1f ms | %.1f ms | %.1f ms | %.1f ms | %d | %d |" % (
+                        sres["median_ms"], sres["p90_ms"], sres["mean_ms"],
+                        sres["cpu_self_ms"], sres["cpu_children_ms"],
+                        sres["failed"], slost))
     if ref:
         rows.append("| bubblewrap CLI (%s) | %s | | | | | | |" % (
             how, fmt_ms(ref)))
         rows.append("")
         rows.append("library median / bubblewrap CLI = **%.2f** (target <= "
                     "0.60)" % (res["median_ms"] / 1000.0 / ref))
+        if sres is not None:
+            rows.append("")
+            rows.append("session median / bubblewrap CLI = **%.2f** (target "
+                        "<= 0.60)" % (sres["median_ms"] / 1000.0 / ref))
     notes.append("library: latency from librun's own clock around each "
                  "cordon_run() (no exec of a CLI, no fork from this script); "
                  "its CPU split is getrusage SELF (the library) and CHILDREN "

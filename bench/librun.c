@@ -4,11 +4,17 @@
  * cordon_run(), as a harness linking libcordon would, and reports the
  * per-run latency and CPU.
  *
- *   librun [-n N] [-w WARMUP] [-b BACKEND] [-t TRACE] [--] COMMAND [ARG...]
+ *   librun [-s] [-g MS] [-n N] [-w WARMUP] [-b BACKEND] [-t TRACE] [--] COMMAND [ARG...]
+ *
+ * -g MS idles MS milliseconds between runs, untimed (a harness between
+ * commands: what a helper started ahead of demand can overlap).
+ * -s runs through one cordon_session (cordon_session_open, then
+ * cordon_session_run each time: the trace and the policy kept open)
+ * instead of cordon_run.
  *
  * Prints one line of JSON on stdout:
  *   {"runs":N,"failed":F,"median_ms":..,"p90_ms":..,"mean_ms":..,
- *    "cpu_self_ms":..,"cpu_children_ms":..}
+ *    "cpu_self_ms":..,"cpu_children_ms":..,"p10_ms":..}
  * where the CPU figures are per run: this process (the broker side:
  * config, trace, result) and every process it waited for (the helper and,
  * through it, the init and the payload), from getrusage.  A run counts as
@@ -18,6 +24,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,21 +91,25 @@ parse_count(const char *s, long *out)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: librun [-n N] [-w WARMUP] [-b BACKEND] "
+	fprintf(stderr, "usage: librun [-s] [-g MS] [-n N] [-w WARMUP] [-b BACKEND] "
 	    "[-t TRACE] [--] COMMAND [ARG...]\n");
 	exit(2);
 }
 
-/* One run; 0 if the payload exited 0, else -1 with why on stderr. */
+/* One run (through s if not NULL); 0 if the payload exited 0, else -1. */
 static int
-run_once(const cordon_config *cfg, char *const argv[])
+run_once(cordon_session *s, const cordon_config *cfg, char *const argv[])
 {
 	cordon_result *r = NULL;
-	int err = cordon_run(cfg, argv, &r);
+	int err = s != NULL ? cordon_session_run(s, cfg, argv, &r) :
+	    cordon_run(cfg, argv, &r);
 	int ok;
 
 	if (err < 0) {
-		fprintf(stderr, "librun: %s\n", cordon_strerror(err));
+		fprintf(stderr, "librun: %s%s%s\n", cordon_strerror(err),
+		    s != NULL && cordon_session_error(s) != NULL ? ": " : "",
+		    s != NULL && cordon_session_error(s) != NULL ?
+		    cordon_session_error(s) : "");
 		return -1;
 	}
 	ok = cordon_result_outcome(r) == CORDON_OUTCOME_EXITED &&
@@ -116,14 +127,23 @@ run_once(const cordon_config *cfg, char *const argv[])
 int
 main(int argc, char *argv[])
 {
-	long n = 1000, warmup = 3, failed = 0;
+	long n = 1000, warmup = 3, failed = 0, gap_ms = 0;
 	const char *backend = "linux-ns", *trace = NULL;
 	cordon_config *cfg = NULL;
+	cordon_session *s = NULL;
 	double *t = NULL, sum = 0, self0, kids0;
-	int c, b;
+	bool session = false;
+	int c, b, err;
 
-	while ((c = getopt(argc, argv, "+n:w:b:t:")) != -1) {
+	while ((c = getopt(argc, argv, "+sg:n:w:b:t:")) != -1) {
 		switch (c) {
+		case 'g':
+			if (parse_count(optarg, &gap_ms) < 0)
+				usage();
+			break;
+		case 's':
+			session = true;
+			break;
 		case 'n':
 			if (parse_count(optarg, &n) < 0 || n == 0)
 				usage();
@@ -152,21 +172,28 @@ main(int argc, char *argv[])
 		fprintf(stderr, "librun: bad backend or trace path\n");
 		return 2;
 	}
+	if (session && (err = cordon_session_open(cfg, &s)) < 0) {
+		fprintf(stderr, "librun: cannot open a session: %s\n",
+		    cordon_strerror(err));
+		return 1;
+	}
 	t = calloc((size_t)n, sizeof(*t));
 	if (t == NULL) {
 		fprintf(stderr, "librun: out of memory\n");
 		return 1;
 	}
 	for (long i = 0; i < warmup; i++)
-		if (run_once(cfg, argv + optind) < 0)
+		if (run_once(s, cfg, argv + optind) < 0)
 			failed++;
 	self0 = cpu_s(RUSAGE_SELF);
 	kids0 = cpu_s(RUSAGE_CHILDREN);
 	for (long i = 0; i < n; i++) {
 		struct timespec t0, t1;
 
+		if (gap_ms > 0)
+			(void)usleep((useconds_t)gap_ms * 1000);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (run_once(cfg, argv + optind) < 0)
+		if (run_once(s, cfg, argv + optind) < 0)
 			failed++;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		t[i] = elapsed(&t0, &t1);
@@ -177,11 +204,12 @@ main(int argc, char *argv[])
 	qsort(t, (size_t)n, sizeof(*t), cmp_double);
 	printf("{\"runs\":%ld,\"failed\":%ld,\"median_ms\":%.3f,"
 	    "\"p90_ms\":%.3f,\"mean_ms\":%.3f,\"cpu_self_ms\":%.3f,"
-	    "\"cpu_children_ms\":%.3f}\n", n, failed,
+	    "\"cpu_children_ms\":%.3f,\"p10_ms\":%.3f}\n", n, failed,
 	    quantile(t, (size_t)n, 0.5) * 1e3, quantile(t, (size_t)n, 0.9) * 1e3,
 	    sum / (double)n * 1e3, self0 / (double)n * 1e3,
-	    kids0 / (double)n * 1e3);
+	    kids0 / (double)n * 1e3, quantile(t, (size_t)n, 0.1) * 1e3);
 	free(t);
+	cordon_session_close(s);
 	cordon_config_free(cfg);
 	return failed ? 1 : 0;
 }

@@ -900,10 +900,12 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 		record_dest_close(&rd);
 		return EXIT_SANDBOX;
 	}
-	if ((r = cordon_admitted_run(&eff, require, argv + i, &res)) < 0) {
+	if ((r = cordon_admitted_run(&eff, require, argv + i, &res, perr,
+	    sizeof(perr))) < 0) {
 		fprintf(stderr, "cordon: nothing was run: %s\n",
-		    r == -CORDON_E_TRACE ? "the run could not be recorded in "
-		    "the trace database" : cordon_strerror(r));
+		    perr[0] != '\0' ? perr : r == -CORDON_E_TRACE ? "the run "
+		    "could not be recorded in the trace database" :
+		    cordon_strerror(r));
 		record_dest_close(&rd);
 		return EXIT_SANDBOX;
 	}

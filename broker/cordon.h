@@ -30,6 +30,7 @@ extern "C" {
 
 typedef struct cordon_config cordon_config;
 typedef struct cordon_result cordon_result;
+typedef struct cordon_session cordon_session;
 
 /* Config: starts with the defaults above. */
 cordon_config *cordon_config_new(void);
@@ -163,6 +164,22 @@ int cordon_probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
  */
 int cordon_run(const cordon_config *cfg, char *const argv[],
     cordon_result **result);
+
+/*
+ * A session, for a caller that runs many commands (cordon_session_open(3)):
+ * the trace stays open (opts' trace path, NULL opts or path: the default)
+ * and the system policy stays parsed, read again when its file changes.
+ * cordon_session_run is cordon_run on them: the same gate, one helper and
+ * one trace row per run; cfg may name no other trace (-CORDON_E_INVAL).
+ * After a negative return cordon_session_error says why (NULL if it has
+ * nothing to add to the code), until the next run.  One thread at a time
+ * per session.  cordon_session_close(NULL) does nothing.
+ */
+int cordon_session_open(const cordon_config *opts, cordon_session **session);
+int cordon_session_run(cordon_session *session, const cordon_config *cfg,
+    char *const argv[], cordon_result **result);
+const char *cordon_session_error(const cordon_session *session);
+void cordon_session_close(cordon_session *session);
 
 /*
  * Reclaims workdirs left by helpers that were killed (a run's own

@@ -1,8 +1,11 @@
 /*
  * gate.c - the gate every run passes before anything is recorded or
- * started (cordon_gate): the system policy (who may run, ceilings, who
+ * started (cordon_admit): the system policy (who may run, ceilings, who
  * may have network) and the required controls against the backend that
- * would run.  cordon_config_check is the same gate, asked in advance.
+ * would run.  cordon_config_check is the same gate, asked in advance,
+ * with a probe; a run's gate starts no probe helper: what no run of the
+ * backend asked for could apply is refused here, the rest against the
+ * run's own helper's BACKEND, before anything is recorded (run.c).
  *
  * The helper loads the same policy with the same parser and refuses what
  * it forbids by itself (helper/helper.c's main, through
@@ -19,31 +22,18 @@
 #include "internal.h"
 #include "policy.h"
 
-/* The required controls against what the backend that would run applies. */
-static int
-check_required(const struct cordon_config *eff, uint32_t require, char *err,
-    size_t errsz)
+int
+cordon_require_unmet(const struct cordon_config *eff, uint32_t require,
+    enum cordon_backend_id b, uint32_t capable, const char *reason,
+    char *err, size_t errsz)
 {
 	struct cordon_result would;
-	char reason[CORDON_MAX_TEXT_LEN] = "", why[256];
-	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
-	uint32_t capable = 0, miss;
+	char why[256];
+	uint32_t miss;
 	size_t n;
-	int r, cap;
+	int cap;
 
-	r = cordon_select_applied(eff, &b, &capable, reason, sizeof(reason));
-	if (r == -CORDON_E_UNAVAIL) {
-		(void)snprintf(err, errsz, "backend %s is not available: %s",
-		    cordon_backend_name(eff->backend), reason);
-		return r;
-	}
-	if (r < 0) {
-		(void)snprintf(err, errsz, "cannot tell which backend would run "
-		    "(%s), so the required controls cannot be checked",
-		    cordon_strerror(r));
-		return r;
-	}
-	/* What the probe says the backend gives, minus what this run declines. */
+	/* What the backend gives, minus what this run declines. */
 	if (eff->network)
 		capable &= ~(1U << CORDON_CAP_NETWORK);
 	if (eff->limits.nproc == 0)
@@ -70,6 +60,66 @@ check_required(const struct cordon_config *eff, uint32_t require, char *err,
 	if (n > 0 && n < errsz && err[n - 1] == ';')
 		err[n - 1] = '\0';
 	return -CORDON_E_UNMET;
+}
+
+/*
+ * cordon_config_check: the required controls against what the probe
+ * (a PROBE helper, its answer cached for the process) says the backend
+ * that would run applies.
+ */
+static int
+check_required_probed(const struct cordon_config *eff, uint32_t require,
+    char *err, size_t errsz)
+{
+	char reason[CORDON_MAX_TEXT_LEN] = "";
+	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
+	uint32_t capable = 0;
+	int r;
+
+	r = cordon_select_applied(eff, &b, &capable, reason, sizeof(reason));
+	if (r == -CORDON_E_UNAVAIL) {
+		(void)snprintf(err, errsz, "backend %s is not available: %s",
+		    cordon_backend_name(eff->backend), reason);
+		return r;
+	}
+	if (r < 0) {
+		(void)snprintf(err, errsz, "cannot tell which backend would run "
+		    "(%s), so the required controls cannot be checked",
+		    cordon_strerror(r));
+		return r;
+	}
+	return cordon_require_unmet(eff, require, b, capable, reason, err,
+	    errsz);
+}
+
+/*
+ * A run: no probe.  What no run of the backend asked for could apply is
+ * refused here, before anything starts (no output file is opened, no
+ * helper started); the most any backend applies - linux-ns with every
+ * cap it enforces, what auto would try first; Landlock's, whose rules
+ * depend on the kernel's ABI, at most as much - bounds it.  What this
+ * host really gives is checked against the run's own helper's BACKEND,
+ * with the payload held before its execve (run.c, require_met).
+ */
+static int
+check_required_static(const struct cordon_config *eff, uint32_t require,
+    char *err, size_t errsz)
+{
+	uint32_t capable = 1U << CORDON_CAP_CPU | 1U << CORDON_CAP_WALL |
+	    1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NOFILE |
+	    1U << CORDON_CAP_NPROC | 1U << CORDON_CAP_OUTPUT |
+	    1U << CORDON_CAP_DISK;
+
+	if (eff->backend != CORDON_BACKEND_FLOOR)
+		capable |= 1U << CORDON_CAP_NETWORK |
+		    1U << CORDON_CAP_FILESYSTEM | 1U << CORDON_CAP_SCOPING;
+	/* auto is held to linux-ns's set, as the helper's own admit() does. */
+	if (eff->backend == CORDON_BACKEND_AUTO)
+		return cordon_require_unmet(eff, require,
+		    CORDON_BACKEND_LINUX_NS, capable, "the strongest auto can "
+		    "select", err, errsz);
+	return cordon_require_unmet(eff, require, eff->backend, capable,
+	    "requested", err, errsz);
 }
 
 /*
@@ -120,8 +170,21 @@ out:
 }
 
 int
-cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
-    uint32_t *require, char *err, size_t errsz)
+cordon_gate_policy_path(char *path, size_t pathsz, char *err, size_t errsz)
+{
+	if ((size_t)snprintf(path, pathsz, "%s/%s", cordon_confdir(),
+	    CORDON_POLICY_FILE) >= pathsz) {
+		(void)snprintf(err, errsz, "the policy path is too long");
+		return -CORDON_E_TOOLONG;
+	}
+	return 0;
+}
+
+/* The gate with the system policy as loaded (policy), or read now (NULL). */
+static int
+gate(const cordon_config *cfg, const struct cordon_policy *policy,
+    struct cordon_config *eff, uint32_t *require, bool probe, char *err,
+    size_t errsz)
 {
 	struct cordon_policy pol;
 	char path[CORDON_MAX_PATH_LEN + 1];
@@ -130,12 +193,10 @@ cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
 	int r, cap;
 
 	*eff = *cfg;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", cordon_confdir(),
-	    CORDON_POLICY_FILE) >= sizeof(path)) {
-		(void)snprintf(err, errsz, "the policy path is too long");
-		return -CORDON_E_TOOLONG;
-	}
-	if ((r = cordon_policy_load(path, &pol, err, errsz)) < 0)
+	if (policy != NULL)
+		pol = *policy;
+	else if ((r = cordon_gate_policy_path(path, sizeof(path), err,
+	    errsz)) < 0 || (r = cordon_policy_load(path, &pol, err, errsz)) < 0)
 		return r;
 	/*
 	 * A cap nobody set is the built-in default, lowered to the ceiling
@@ -173,7 +234,10 @@ cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
 		return r;
 	}
 	*require = cfg->require | pol.require;
-	return *require == 0 ? 0 : check_required(eff, *require, err, errsz);
+	if (*require == 0)
+		return 0;
+	return probe ? check_required_probed(eff, *require, err, errsz) :
+	    check_required_static(eff, *require, err, errsz);
 }
 
 /*
@@ -208,9 +272,10 @@ check_egress(const cordon_config *cfg, char *err, size_t errsz)
 	return -CORDON_E_INVAL;
 }
 
-int
-cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
-    uint32_t *require, char *err, size_t errsz)
+static int
+admit(const cordon_config *cfg, const struct cordon_policy *pol,
+    struct cordon_config *eff, uint32_t *require, bool probe, char *err,
+    size_t errsz)
 {
 	if (errsz > 0)
 		err[0] = '\0';
@@ -221,7 +286,21 @@ cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
 	if (cordon_files_check(cfg, err, errsz) < 0 ||
 	    check_egress(cfg, err, errsz) < 0)
 		return -CORDON_E_INVAL;
-	return cordon_gate(cfg, eff, require, err, errsz);
+	return gate(cfg, pol, eff, require, probe, err, errsz);
+}
+
+int
+cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
+    uint32_t *require, char *err, size_t errsz)
+{
+	return admit(cfg, NULL, eff, require, false, err, errsz);
+}
+
+int
+cordon_admit_with(const cordon_config *cfg, const struct cordon_policy *pol,
+    struct cordon_config *eff, uint32_t *require, char *err, size_t errsz)
+{
+	return admit(cfg, pol, eff, require, false, err, errsz);
 }
 
 int
@@ -230,5 +309,5 @@ cordon_config_check(const cordon_config *cfg, char *err, size_t errsz)
 	struct cordon_config eff;
 	uint32_t require = 0;
 
-	return cordon_admit(cfg, &eff, &require, err, errsz);
+	return admit(cfg, NULL, &eff, &require, true, err, errsz);
 }

@@ -102,29 +102,49 @@ extern const int cordon_limit_caps[CORDON_NLIMITS];
 uint64_t *cordon_limit_slot(struct cordon_limits *l, int cap);
 
 /*
- * gate.c: the system policy applied to a run.  *eff becomes a shallow
- * copy of cfg (it owns nothing) with the caps nobody set lowered to the
- * ceilings, after every check passed: allow_groups, ceilings,
- * network_groups, and the required controls (cfg's and the policy's,
- * in *require) against the backend that would run.  Else a negative code
- * and err.
+ * gate.c: whether the backend b, applying capable (bit (1 << cap) each;
+ * reason says why it is the one), meets require for the run eff, minus
+ * what eff declines (--network, caps not set): 0, or -CORDON_E_UNMET with
+ * err naming each missing control and why.
  */
-int cordon_gate(const cordon_config *cfg, struct cordon_config *eff,
-    uint32_t *require, char *err, size_t errsz);
+int cordon_require_unmet(const struct cordon_config *eff, uint32_t require,
+    enum cordon_backend_id b, uint32_t capable, const char *reason,
+    char *err, size_t errsz);
 /*
- * gate.c, too: the gate after the config's own bounds and its file
- * options, all that is checked before a run is recorded
- * (cordon_config_check, and cordon_run before cordon_admitted_run).
+ * gate.c, too: the system policy applied to a run, after the config's
+ * own bounds and its file options.  *eff becomes a shallow copy of cfg
+ * (it owns nothing) with the caps nobody set lowered to the ceilings,
+ * after every check passed: allow_groups, ceilings, network_groups, and
+ * the required controls (cfg's and the policy's, in *require) against
+ * what the backend asked for could apply at best (no probe: the run's
+ * own helper's BACKEND settles the rest, cordon_admitted_run).  Else a
+ * negative code and err.  cordon_config_check is the same with a probe.
  */
 int cordon_admit(const cordon_config *cfg, struct cordon_config *eff,
     uint32_t *require, char *err, size_t errsz);
+/* The same with the system policy already loaded (session.c keeps it). */
+struct cordon_policy;
+int cordon_admit_with(const cordon_config *cfg, const struct cordon_policy *pol,
+    struct cordon_config *eff, uint32_t *require, char *err, size_t errsz);
+/* Where the gate reads the system policy: $(confdir)/policy.conf. */
+int cordon_gate_policy_path(char *path, size_t pathsz, char *err,
+    size_t errsz);
 /*
  * run.c: cordon_run past the gate, cfg and require being cordon_admit's
  * eff and require (the CLI admits a run once, before it opens the
- * output files).
+ * output files).  A required control the backend that was built lacks:
+ * -CORDON_E_UNMET with err saying which and why, nothing recorded.
  */
 int cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
-    char *const argv[], cordon_result **result);
+    char *const argv[], cordon_result **result, char *err, size_t errsz);
+/*
+ * The same on a trace already open (session.c), which it leaves open;
+ * t NULL: opened by cfg's path and closed, as cordon_admitted_run does.
+ */
+struct cordon_trace;
+int cordon_admitted_run_on(struct cordon_trace *t,
+    const struct cordon_config *cfg, uint32_t require, char *const argv[],
+    cordon_result **result, char *err, size_t errsz);
 /* result.c: why cap was not applied to a run, in buf; NULL if it was. */
 const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
     char *buf, size_t bufsz);

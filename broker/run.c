@@ -454,12 +454,26 @@ watchdog(pid_t helper, struct cordon_result *r, struct pending *p,
 
 /* What following one run keeps between the helper's messages. */
 struct follow_state {
-	struct cordon_trace *t;  /* open before the helper can say CREATED */
+	struct cordon_trace *t;  /* opened before the create is committed */
+	const char *trace_path;
+	uint32_t require;        /* the controls the run requires, or 0 */
 	bool committed;          /* the run row and its create event are in */
 	bool created;            /* CREATED came (once) */
-	int trace_err;           /* the create could not be committed */
+	int trace_err;           /* the create could not be committed, or
+	                          * -CORDON_E_UNMET: refused (require_met) */
 	int wdfd;                /* the workdir, with files to copy */
+	char *refusal;           /* why, for -CORDON_E_UNMET */
+	size_t refusalsz;
 };
+
+/* Gives the run up before GO: EOF makes the helper undo what it built. */
+static bool
+give_up(struct follow_state *fs, int sock, int err)
+{
+	fs->trace_err = err;
+	(void)shutdown(sock, SHUT_WR);
+	return false;
+}
 
 /* Commits the run's create (with the pending events); false if it failed. */
 static bool
@@ -468,6 +482,10 @@ commit_create(struct follow_state *fs, struct cordon_result *r,
 {
 	int err;
 
+	/* With controls required, a trace not yet made is made now. */
+	if (fs->t == NULL && (err = cordon_trace_open(fs->trace_path,
+	    &fs->t)) < 0)
+		return give_up(fs, sock, err);
 	if ((err = cordon_trace_begin_with(fs->t, r, p->ev, p->n)) < 0) {
 		/* EOF: the helper kills what it built and removes the workdir. */
 		fs->trace_err = err;
@@ -477,6 +495,55 @@ commit_create(struct follow_state *fs, struct cordon_result *r,
 	fs->committed = true;
 	pending_clear(p);
 	return true;
+}
+
+/*
+ * The helper's own refusal of a required control (policy/policy.c,
+ * cordon_require_check, in helper/helper.c's require_check): it comes as
+ * an ERROR before BACKEND, nothing of the command having run, when the
+ * system policy requires a control the backend built lacks (the helper
+ * adds the policy's requirements itself).  The message is the helper's,
+ * over the broker's own socket: the payload, held or not yet made, has
+ * no end of it.
+ */
+#define HELPER_REFUSAL "required control "
+
+/*
+ * --require (and the policy's require), checked against the run's own
+ * helper instead of a probe: BACKEND says which backend was built and
+ * what it applies, while the payload is held before its execve and
+ * nothing is recorded (a trace that does not exist yet is not made).
+ * Met: the create is committed (with BACKEND) before CREATED can ask
+ * for GO.  Unmet, or the helper refused by itself: our end is shut, the
+ * helper kills the held tree and removes the workdir, and the run is
+ * refused as a gate refusal is (-CORDON_E_UNMET, no row).  True if the
+ * run was refused.
+ */
+static bool
+require_met(struct follow_state *fs, struct cordon_result *r,
+    struct pending *p, int sock, const cordon_config *cfg,
+    const struct cordon_msg *m)
+{
+	if (fs->require == 0 || fs->committed || fs->trace_err < 0)
+		return false;
+	if (m->type == CORDON_MSG_ERROR && r->backend == CORDON_BACKEND_AUTO &&
+	    strncmp(m->u.error.message, HELPER_REFUSAL,
+	    strlen(HELPER_REFUSAL)) == 0) {
+		(void)snprintf(fs->refusal, fs->refusalsz, "%s",
+		    m->u.error.message);
+		(void)give_up(fs, sock, -CORDON_E_UNMET);
+		return true;
+	}
+	if (m->type != CORDON_MSG_BACKEND)
+		return false;
+	if (cordon_require_unmet(cfg, fs->require, r->backend, r->applied,
+	    r->backend_reason != NULL ? r->backend_reason : "",
+	    fs->refusal, fs->refusalsz) < 0) {
+		(void)give_up(fs, sock, -CORDON_E_UNMET);
+		return true;
+	}
+	(void)commit_create(fs, r, p, sock);
+	return fs->trace_err < 0;
 }
 
 /*
@@ -563,6 +630,10 @@ on_message(struct follow_state *fs, struct cordon_result *r,
 		over = apply_event(r, p, &(struct cordon_msg){ .type = 0 });
 	} else {
 		over = apply_event(r, p, &m);
+		if (require_met(fs, r, p, sock, cfg, &m)) {
+			cordon_msg_clear(&m);
+			return true;
+		}
 		if (m.type == CORDON_MSG_CREATED) {
 			fs->created = true;
 			let_go(fs, r, p, sock, cfg, base);
@@ -679,7 +750,7 @@ struct launch {
 	const struct cordon_config *cfg;  /* the effective request */
 	const char *base, *helper;
 	char **envp;
-	uint32_t envc, env_explicit, require;
+	uint32_t envc, env_explicit;
 	struct cordon_proxy *proxy;       /* --allow-host, else NULL */
 };
 
@@ -715,8 +786,15 @@ start_helper(const struct launch *l, struct cordon_result *r,
 		h->sock = -1;
 		return -1;
 	}
+	/*
+	 * Not the required controls: the broker holds the run to them at
+	 * BACKEND (require_met), where it can say what the backend built
+	 * lacks and why; a helper refusing first could say neither.  They
+	 * are the caller's own condition on its own run.  The system
+	 * policy's are the helper's to enforce, and it adds them itself.
+	 */
 	if ((err = cordon_send_request(h->sock, cfg, l->base, r, l->envp,
-	    l->envc, l->require, l->env_explicit)) < 0)
+	    l->envc, 0, l->env_explicit)) < 0)
 		pending_add(p, "error", xfmt("sending the request: %s",
 		    cordon_strerror(err)));
 	return 0;
@@ -773,13 +851,22 @@ path_or_default(const char *s, int (*def)(char **), char **out)
 
 int
 cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
-    char *const argv[], cordon_result **result)
+    char *const argv[], cordon_result **result, char *errbuf, size_t errsz)
 {
-	struct cordon_trace *t = NULL;
+	return cordon_admitted_run_on(NULL, cfg, require, argv, result, errbuf,
+	    errsz);
+}
+
+int
+cordon_admitted_run_on(struct cordon_trace *t, const struct cordon_config *cfg,
+    uint32_t require, char *const argv[], cordon_result **result,
+    char *errbuf, size_t errsz)
+{
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
-	struct launch l = { .cfg = cfg, .require = require };
-	struct follow_state fs = { .wdfd = -1 };
+	struct launch l = { .cfg = cfg };
+	struct follow_state fs = { .t = t, .wdfd = -1, .require = require,
+		.refusal = errbuf, .refusalsz = errsz };
 	struct helper_proc h = { .pid = -1, .sock = -1 };
 	bool started;
 	char *trace_path = NULL, *base = NULL, *helper = NULL, **envp = NULL;
@@ -787,6 +874,8 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	int err;
 
 	*result = NULL;
+	if (errsz > 0)
+		errbuf[0] = '\0';
 	if ((err = check_argv(argv, &argc)) < 0)
 		return err;
 	if ((err = path_or_default(cfg->trace_path, cordon_default_trace_path,
@@ -816,32 +905,42 @@ cordon_admitted_run(const struct cordon_config *cfg, uint32_t require,
 	l.envp = envp;
 	/* Pipelined: the helper builds the sandbox while the trace opens. */
 	started = start_helper(&l, r, &p, &h) == 0;
-	if ((err = cordon_trace_open(trace_path, &t)) < 0) {
-		abandon(&h);
-		goto out;
+	fs.trace_path = trace_path;
+	/*
+	 * Controls required: the create waits for BACKEND to meet them, and
+	 * the trace is opened meanwhile only if it exists (opening it then
+	 * makes no file; else it is made once they are met).
+	 */
+	if (require == 0 || !started || access(trace_path, F_OK) == 0) {
+		if (fs.t == NULL &&
+		    (err = cordon_trace_open(trace_path, &fs.t)) < 0) {
+			abandon(&h);
+			goto out;
+		}
+		if (started && require == 0)
+			commit_early(&fs, r, &p, h.sock);
 	}
-	fs.t = t;
-	if (started) {
-		commit_early(&fs, r, &p, h.sock);
+	if (started)
 		supervise(&fs, &l, &h, r, &p);
-	}
 	/* Invariant: no trace row, no run (the payload was never let go). */
 	if (fs.trace_err < 0) {
 		err = fs.trace_err;
 		goto out;
 	}
 	/* A helper that failed before CREATED: its run is recorded now. */
-	if (!fs.committed && (err = cordon_trace_begin(t, r)) < 0)
+	if (fs.t == NULL && (err = cordon_trace_open(trace_path, &fs.t)) < 0)
+		goto out;
+	if (!fs.committed && (err = cordon_trace_begin(fs.t, r)) < 0)
 		goto out;
 	/* Stopped, joined and closed on every path; its events recorded. */
-	cordon_proxy_end(l.proxy, t, r);
+	cordon_proxy_end(l.proxy, fs.t, r);
 	l.proxy = NULL;
 	if (r->outcome == 0) {
 		r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		set_error(r, "the run ended without a result");
 	}
 	r->ended_ms = cordon_now_ms();
-	if (cordon_trace_finish(t, r, p.ev, p.n) < 0)
+	if (cordon_trace_finish(fs.t, r, p.ev, p.n) < 0)
 		set_error(r, "the end of the run could not be written to the trace");
 	*result = r;
 	r = NULL;
@@ -852,7 +951,8 @@ out:
 	pending_clear(&p);
 	if (r != NULL)
 		cordon_result_free(r);
-	cordon_trace_close(t);
+	if (t == NULL)
+		cordon_trace_close(fs.t);
 	free(trace_path);
 	free(base);
 	free(helper);
@@ -880,5 +980,6 @@ cordon_run(const cordon_config *cfg, char *const argv[],
 	 */
 	if ((r = cordon_admit(cfg, &eff, &require, err, sizeof(err))) < 0)
 		return r;
-	return cordon_admitted_run(&eff, require, argv, result);
+	return cordon_admitted_run(&eff, require, argv, result, err,
+	    sizeof(err));
 }

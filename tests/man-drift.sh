@@ -163,6 +163,24 @@ check_keys "$man5"
 rc=$?
 result "$(basename "$man5") documents every policy and profile key, and no other" $rc
 
+# cordon_session_open(3): its .Fn names against cordon.h's cordon_session_*.
+man3=${CORDON_MAN3:-$build/man/cordon_session_open.3}
+echo "$(basename "$man3") vs the cordon_session_ functions of cordon.h:"
+sed -n 's/^[a-z].*[ *]\(cordon_session_[a-z_]*\)(.*/\1/p' \
+    "$src/broker/cordon.h" | sort -u >"$tmp/code.session"
+sed -n 's/^\.Fn \(cordon_session_[a-z_]*\) .*/\1/p' "$man3" |
+    sort -u >"$tmp/page.session"
+if [ ! -s "$tmp/code.session" ]; then
+	echo "  found no cordon_session_ function in cordon.h" >&2
+	rc=1
+else
+	compare "$(basename "$man3")" "$tmp/code.session" "$tmp/page.session" \
+	    "is not in the SYNOPSIS (cordon.h declares it)" \
+	    "is in the SYNOPSIS but cordon.h does not declare it"
+	rc=$?
+fi
+result "$(basename "$man3") shows every session function, and no other" $rc
+
 # The comparisons must see a removal: take --disk and max_cpu out.
 echo "self-test: the pages without --disk and without max_cpu:"
 grep -v 'Fl -disk' "$man1" >"$tmp/cordon.1"

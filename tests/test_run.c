@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -809,6 +810,284 @@ START_TEST(trace_not_opened_means_nothing_runs)
 	ck_assert_msg(stat(marker, &st) < 0, "the payload ran");
 	ck_assert_msg(dir_entries(S.base) <= 1, "workdir left behind");
 	cmd_free(&c);
+}
+END_TEST
+
+/*
+ * --require without a PROBE helper: cordon_run starts one helper, the
+ * run's own, and holds the run to the required controls at its BACKEND
+ * (run.c, require_met).  The helper is a wrapper that counts its starts.
+ * Each refusal: exit 125, "nothing was run" naming the control, no trace
+ * file, no workdir, the payload never ran.  Met: one helper start.
+ */
+static void
+counting_helper(char *wrapper, size_t wsz, char *count, size_t csz)
+{
+	FILE *f;
+
+	snprintf(count, csz, "%s/helper-starts", S.root);
+	snprintf(wrapper, wsz, "%s/helper.sh", S.root);
+	ck_assert_ptr_nonnull(f = fopen(wrapper, "w"));
+	fprintf(f, "#!/bin/sh\necho started >> '%s'\nexec '%s' \"$@\"\n", count,
+	    getenv("CORDON_HELPER"));
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(wrapper, 0755), 0);
+}
+
+/* Lines in path (0 if it does not exist). */
+static int
+count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, ch;
+
+	if (f == NULL)
+		return 0;
+	while ((ch = fgetc(f)) != EOF)
+		n += ch == '\n';
+	fclose(f);
+	return n;
+}
+
+/* Removes the scratch trace with its WAL and shared-memory files. */
+static void
+unlink_trace(void)
+{
+	char p[340];
+
+	ck_assert_int_eq(unlink(S.trace), 0);
+	snprintf(p, sizeof(p), "%s-wal", S.trace);
+	(void)unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", S.trace);
+	(void)unlink(p);
+}
+
+static void
+assert_require_refused(char *const env[], const char *backend,
+    const char *require, const char *msg, int starts, const char *count)
+{
+	char marker[400], script[500];
+	struct stat st;
+	struct cmd c;
+	char *argv[12] = { (char *)cordon_bin(), "run", S.trace_opt,
+	    S.base_opt, (char *)backend };
+	int entries = stat(S.base, &st) < 0 ? 0 : dir_entries(S.base);
+	size_t n = 5;
+
+	if (require != NULL) {
+		argv[n++] = "--require";
+		argv[n++] = (char *)require;
+	}
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n] = NULL;
+	unlink(count);
+	snprintf(marker, sizeof(marker), "%s/ran", S.root);
+	snprintf(script, sizeof(script), "touch %s", marker);
+	ck_assert_int_eq(run_cmd(&c, argv, env), 125);
+	ck_assert_msg(strncmp(c.err, "cordon: nothing was run: ", 25) == 0 &&
+	    strstr(c.err, msg) != NULL, "want '%s': %s", msg, c.err);
+	ck_assert_msg(stat(marker, &st) < 0, "the command ran");
+	ck_assert_msg(stat(S.trace, &st) < 0, "the trace was made");
+	ck_assert_msg((stat(S.base, &st) < 0 ? 0 : dir_entries(S.base)) ==
+	    entries, "a workdir was left");
+	ck_assert_int_eq(count_lines(count), starts);
+	cmd_free(&c);
+}
+
+START_TEST(require_is_checked_without_a_probe)
+{
+	char wrapper[400], count[400], helper_env[420], confdir[400];
+	char conf_env[420], p[450];
+	char *env[] = { helper_env, NULL, NULL, NULL };
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+	struct cmd c;
+	FILE *f;
+
+	counting_helper(wrapper, sizeof(wrapper), count, sizeof(count));
+	snprintf(helper_env, sizeof(helper_env), "CORDON_HELPER=%s", wrapper);
+	/* What the backend asked for can never apply: no helper at all. */
+	assert_require_refused(env, "--backend=floor", "network-isolation",
+	    "a required control is missing on this host with the floor "
+	    "backend (requested): network-isolation: the floor backend has no "
+	    "network isolation", 0, count);
+	assert_require_refused(env, "--backend=linux-ns", "processes",
+	    "processes: no process cap was set (--nproc)", 0, count);
+	/* Met: one helper, the run's own (the probe used to make it two). */
+	{
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, "--backend=floor", "--require", "memory,cpu",
+		    "--", "/bin/true", NULL };
+
+		unlink(count);
+		ck_assert_int_eq(run_cmd(&c, argv, env), 0);
+		ck_assert_int_eq(count_lines(count), 1);
+		ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs",
+		    NULL), 1);
+		cmd_free(&c);
+		unlink_trace();
+	}
+	if (abi < 4) {
+		fprintf(stderr, "test_run: SKIP the BACKEND refusals: they "
+		    "pretend Landlock ABI 3, and this kernel's Landlock ABI is "
+		    "%ld (needs 4 or more)\n", abi);
+		return;
+	}
+	/* Built, held before its execve, then refused at BACKEND. */
+	env[1] = "CORDON_TEST_LANDLOCK_ABI=3";
+	assert_require_refused(env, "--backend=landlock", "network-isolation",
+	    "a required control is missing on this host with the landlock "
+	    "backend (requested; landlock ABI 3: ", 1, count);
+	assert_require_refused(env, "--backend=landlock", "scoping,memory",
+	    "scoping: this kernel's Landlock cannot scope signals and "
+	    "abstract sockets (needs ABI 6)", 1, count);
+	/* A trace that exists is opened meanwhile: still no row. */
+	{
+		char marker[400], script[450];
+		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
+		    S.base_opt, "--backend=landlock", "--require", "scoping",
+		    "--", "/bin/sh", "-c", script, NULL };
+
+		ck_assert_int_eq(crun(&c, NULL, "--", "exit", "0", NULL), 0);
+		cmd_free(&c);
+		snprintf(marker, sizeof(marker), "%s/ran", S.root);
+		snprintf(script, sizeof(script), "touch %s", marker);
+		ck_assert_int_eq(run_cmd(&c, argv, env), 125);
+		ck_assert_msg(strstr(c.err, "scoping: this kernel's Landlock") !=
+		    NULL, "%s", c.err);
+		ck_assert_msg(access(marker, F_OK) < 0, "the command ran");
+		ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs",
+		    NULL), 1);
+		cmd_free(&c);
+		unlink_trace();
+	}
+	/* The system policy's: the helper refuses it itself, before BACKEND. */
+	snprintf(confdir, sizeof(confdir), "%s/conf", S.root);
+	ck_assert_int_eq(mkdir(confdir, 0755), 0);
+	snprintf(p, sizeof(p), "%s/policy.conf", confdir);
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	fputs("[policy]\nrequire = network-isolation\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(p, 0644), 0);
+	snprintf(conf_env, sizeof(conf_env), "CORDON_CONFDIR=%s", confdir);
+	env[2] = conf_env;
+	assert_require_refused(env, "--backend=landlock", NULL,
+	    "required control network-isolation cannot be applied by the "
+	    "landlock backend", 1, count);
+}
+END_TEST
+
+/* Writes text to path with mode (the policy loader checks both). */
+static void
+put_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f;
+
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+/* One run through s; its return, the result freed. */
+static int
+session_true(cordon_session *s, const cordon_config *cfg)
+{
+	char *argv[] = { "/bin/true", NULL };
+	cordon_result *r = NULL;
+	int err = cordon_session_run(s, cfg, argv, &r);
+
+	if (err == 0) {
+		ck_assert_int_eq(cordon_result_outcome(r), CORDON_OUTCOME_EXITED);
+		ck_assert_int_eq(cordon_result_exit_code(r), 0);
+		ck_assert(cordon_result_workdir_removed(r));
+		ck_assert_ptr_null(cordon_session_error(s));
+	} else {
+		ck_assert_ptr_null(r);
+	}
+	cordon_result_free(r);
+	return err;
+}
+
+/*
+ * cordon_session_*: runs on one open trace, each recorded; the policy
+ * kept parsed and read again when its file changes (contents, mode);
+ * refusals record nothing and say why; another trace is refused.
+ */
+START_TEST(session_keeps_the_trace_and_rereads_the_policy)
+{
+	char confdir[400], pol[450], other[400];
+	cordon_config *cfg = cordon_config_new(), *opts = cordon_config_new();
+	cordon_session *s = NULL;
+	const char *why;
+	int i;
+
+	snprintf(confdir, sizeof(confdir), "%s/conf", S.root);
+	ck_assert_int_eq(mkdir(confdir, 0755), 0);
+	snprintf(pol, sizeof(pol), "%s/policy.conf", confdir);
+	ck_assert_int_eq(setenv("CORDON_CONFDIR", confdir, 1), 0);
+	ck_assert_int_eq(cordon_config_set_trace_path(opts, S.trace), 0);
+	ck_assert_int_eq(cordon_config_set_workdir_base(cfg, S.base), 0);
+	ck_assert_int_eq(cordon_config_set_backend(cfg, CORDON_BACKEND_FLOOR),
+	    0);
+	ck_assert_int_eq(cordon_session_open(opts, &s), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(session_true(s, cfg), 0);
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
+	    "outcome = 'exited'", NULL), 3);
+	/* A policy that appears is read: a ceiling under the cap refuses. */
+	ck_assert_int_eq(cordon_config_set_limit(cfg, CORDON_CAP_MEMORY,
+	    2ULL << 30), 0);
+	put_file(pol, "[ceilings]\nmax_memory = 1G\n", 0644);
+	ck_assert_int_eq(session_true(s, cfg), -CORDON_E_POLICY);
+	ck_assert_ptr_nonnull(why = cordon_session_error(s));
+	ck_assert_msg(strstr(why, "max_memory = 1G") != NULL, "%s", why);
+	/*
+	 * Changed: read again, now it runs.  (Kernels without multigrain
+	 * timestamps stamp files per tick: each change waits one out.)
+	 */
+	usleep(20000);
+	put_file(pol, "[ceilings]\nmax_memory = 4G\n", 0644);
+	ck_assert_int_eq(session_true(s, cfg), 0);
+	/* Only the mode changed (ctime): read again, and refused for it. */
+	usleep(20000);
+	ck_assert_int_eq(chmod(pol, 0666), 0);
+	ck_assert_int_eq(session_true(s, cfg), -CORDON_E_POLICY);
+	ck_assert_msg(strstr(cordon_session_error(s), "writable by group or "
+	    "others") != NULL, "%s", cordon_session_error(s));
+	/* Gone: the built-in defaults. */
+	ck_assert_int_eq(unlink(pol), 0);
+	ck_assert_int_eq(session_true(s, cfg), 0);
+	/* A required control the floor lacks: refused, nothing recorded. */
+	ck_assert_int_eq(cordon_config_require(cfg, CORDON_CAP_NETWORK), 0);
+	ck_assert_int_eq(session_true(s, cfg), -CORDON_E_UNMET);
+	ck_assert_msg(strstr(cordon_session_error(s), "network-isolation: the "
+	    "floor backend has no network isolation") != NULL, "%s",
+	    cordon_session_error(s));
+	cordon_config_free(cfg);
+	cfg = cordon_config_new();
+	ck_assert_int_eq(cordon_config_set_workdir_base(cfg, S.base), 0);
+	ck_assert_int_eq(cordon_config_set_backend(cfg, CORDON_BACKEND_FLOOR),
+	    0);
+	/* The session's trace or none: another is a mistake. */
+	snprintf(other, sizeof(other), "%s/other.db", S.root);
+	ck_assert_int_eq(cordon_config_set_trace_path(cfg, other), 0);
+	ck_assert_int_eq(session_true(s, cfg), -CORDON_E_INVAL);
+	ck_assert_msg(strstr(cordon_session_error(s), other) != NULL, "%s",
+	    cordon_session_error(s));
+	ck_assert_int_eq(access(other, F_OK), -1);
+	ck_assert_int_eq(cordon_config_set_trace_path(cfg, S.trace), 0);
+	ck_assert_int_eq(session_true(s, cfg), 0);
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs", NULL),
+	    6);
+	ck_assert_int_eq(dir_entries(S.base) <= 1, 1);
+	cordon_session_close(s);
+	cordon_session_close(NULL);
+	cordon_config_free(cfg);
+	cordon_config_free(opts);
+	unsetenv("CORDON_CONFDIR");
 }
 END_TEST
 
@@ -1856,6 +2135,8 @@ run_suite(void)
 	tcase_add_test(tc, helper_sigkill_is_reclaimed);
 	tcase_add_test(tc, create_not_recorded_means_nothing_runs);
 	tcase_add_test(tc, trace_not_opened_means_nothing_runs);
+	tcase_add_test(tc, require_is_checked_without_a_probe);
+	tcase_add_test(tc, session_keeps_the_trace_and_rereads_the_policy);
 	tcase_add_test(tc, payload_waits_for_the_create_row);
 	tcase_add_test(tc, held_helper_takes_only_go);
 	tcase_add_test(tc, helper_killed_before_naming_the_workdir_is_reclaimed);
