@@ -603,8 +603,8 @@ launch(struct request *req, struct spawn *sp)
 	 * Told to stop while the sandbox was built or GO awaited (the
 	 * broker's cancel is a SIGTERM, sent before its GO): the payload is
 	 * not let go at all.  The monitor's first look finds the signal and
-	 * ends the run as interrupted, killing the held tree: nothing of the
-	 * command runs.  A signal after this look is the monitor's, as ever.
+	 * ends the run as interrupted "before the command started", killing
+	 * the held tree: nothing of the command runs.  A signal after this look is the monitor's, as ever.
 	 */
 	if (stop_pending())
 		return start;
