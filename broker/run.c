@@ -466,7 +466,25 @@ struct follow_state {
 	int wdfd;                /* the workdir, with files to copy */
 	char *refusal;           /* why, for -CORDON_E_UNMET */
 	size_t refusalsz;
+	pid_t helper;
+	bool cancelled;          /* the helper was told to stop (SIGTERM) */
 };
+
+/*
+ * The caller's cancel (cfg's cancel fd readable): the helper is told to
+ * stop, once.  Its end of the run is reported as interrupted; told
+ * before GO, it never lets the payload go (helper.c launch).
+ */
+static void
+cancel_if_asked(struct follow_state *fs, int cancel_fd)
+{
+	struct pollfd pfd = { cancel_fd, POLLIN, 0 };
+
+	if (fs->cancelled || cancel_fd < 0 || poll(&pfd, 1, 0) != 1)
+		return;
+	(void)kill(fs->helper, SIGTERM);
+	fs->cancelled = true;
+}
 
 /* Gives the run up before GO: EOF makes the helper undo what it built. */
 static bool
@@ -588,6 +606,8 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 			return;
 		}
 	}
+	/* A cancel while the create was committed: stop before GO. */
+	cancel_if_asked(fs, cfg->cancel_fd);
 	(void)cordon_msg_send(sock, &go);
 	if (p->n != 0 && cordon_trace_events_add(fs->t, r->run_id, p->ev,
 	    p->n) == 0)
@@ -655,18 +675,17 @@ follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
     int sock, pid_t helper, const cordon_config *cfg, const char *base,
     int64_t deadline_ms, struct cordon_proxy *px)
 {
-	int cancel_fd = cfg->cancel_fd;
 	struct pollfd pfd[2];
-	bool cancelled = false, continued = false, over = false;
+	bool continued = false, over = false;
 	int64_t left, t0;
 	int n;
 
+	fs->helper = helper;
 	pfd[0].fd = sock;
 	pfd[0].events = POLLIN;
-	pfd[1].fd = cancel_fd;
 	pfd[1].events = POLLIN;
 	while (!over) {
-		pfd[1].fd = cancelled ? -1 : cancel_fd;
+		pfd[1].fd = fs->cancelled ? -1 : cfg->cancel_fd;
 		/* Skipping poll (deadline passed) must not leave stale events. */
 		pfd[0].revents = pfd[1].revents = 0;
 		left = deadline_ms - mono_ms();
@@ -682,15 +701,8 @@ follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 			over = watchdog(helper, r, p, &deadline_ms, &continued);
 			continue;
 		}
-		if (pfd[1].revents != 0) {
-			/*
-			 * The helper ends the run and reports it as interrupted
-			 * (before GO: once the payload is let go, at its first
-			 * look at its signals, as when it was still building).
-			 */
-			(void)kill(helper, SIGTERM);
-			cancelled = true;
-		}
+		if (pfd[1].revents != 0)
+			cancel_if_asked(fs, cfg->cancel_fd);
 		if (pfd[0].revents == 0)
 			continue;
 		t0 = mono_ms();

@@ -524,6 +524,22 @@ admit(struct request *req)
 	priv_audit("start", req, st.backend, "-", "-");
 }
 
+/* Whether a signal that ends the run waits on the signalfd. */
+static bool
+stop_pending(void)
+{
+	static const int stops[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	sigset_t set;
+	size_t i;
+
+	if (sigpending(&set) < 0)
+		return false;
+	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		if (sigismember(&set, stops[i]) == 1)
+			return true;
+	return false;
+}
+
 /*
  * The workdir, the boundary and the payload built and held before its
  * exec, BACKEND and CREATED sent; then GO from the broker (the run's
@@ -583,6 +599,15 @@ launch(struct request *req, struct spawn *sp)
 	    ns_give_copied(&st.wd) < 0)
 		die_errno("cannot give the files copied in to nobody");
 	start = now_ns();
+	/*
+	 * Told to stop while the sandbox was built or GO awaited (the
+	 * broker's cancel is a SIGTERM, sent before its GO): the payload is
+	 * not let go at all.  The monitor's first look finds the signal and
+	 * ends the run as interrupted "before the command started", killing
+	 * the held tree: nothing of the command runs.  A signal after this look is the monitor's, as ever.
+	 */
+	if (stop_pending())
+		return start;
 	if (spawn_release(sp, err, sizeof(err)) < 0)
 		die("backend %s: %s", st.backend, err);
 	return start;

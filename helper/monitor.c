@@ -222,7 +222,8 @@ on_signals(struct loop *l, int sigfd)
 		l->res->outcome = CORDON_OUTCOME_SIGNALED;
 		l->res->signal = (int)si.ssi_signo;
 		(void)fmt(l->res->error, sizeof(l->res->error),
-		    "interrupted by signal %d", (int)si.ssi_signo);
+		    "interrupted by signal %d%s", (int)si.ssi_signo,
+		    l->sp->gate_fd >= 0 ? " before the command started" : "");
 		l->stop = true;
 	}
 }

@@ -928,12 +928,9 @@ init(const struct request *req, const struct workdir *wd,
 	/*
 	 * We watch the cap where the kernel counts per namespace, unless
 	 * the run's cgroup does it (our test forks would be refused there,
-	 * counted as the payload's).  The setup report the helper reads once
-	 * the payload has started says which.
+	 * counted as the payload's).
 	 */
 	watch = nproc_ns && cgroup_events_fd() < 0;
-	if (write(statusfd, &(int){ watch }, sizeof(int)) != sizeof(int))
-		spawn_fail(errfd, SPAWN_IDS);
 
 	pid = fork();
 	if (pid < 0)
@@ -947,6 +944,17 @@ init(const struct request *req, const struct workdir *wd,
 	 * rather than run beside an init with capabilities.
 	 */
 	if (!priv_clear_caps()) {
+		(void)kill(pid, SIGKILL);
+		_exit(126);
+	}
+	/*
+	 * The setup report (whether we watch the cap), only now: the helper
+	 * reads it before it says CREATED, and the broker's GO, which lets
+	 * the held payload exec, comes only after that - so the payload never
+	 * runs a single instruction of its own beside an init that still
+	 * holds a capability.  No report (we died above) fails the run.
+	 */
+	if (write(statusfd, &(int){ watch }, sizeof(int)) != sizeof(int)) {
 		(void)kill(pid, SIGKILL);
 		_exit(126);
 	}
@@ -1227,7 +1235,10 @@ ns_spawn(const struct request *req, struct workdir *wd, struct spawn *sp,
 	/* The payload is built and held before its exec (spawn_barrier). */
 	if (spawn_wait_ready(a.ep[0], err, errsz) < 0)
 		goto fail;
-	/* The init's setup report, written before it forked the payload. */
+	/*
+	 * The init's setup report, written once it has forked the payload
+	 * and cleared its own capabilities: GO follows this read.
+	 */
 	if (read(a.stp[0], &r, sizeof(r)) != sizeof(r)) {
 		r = ERR("the init sent no setup report");
 		goto fail;

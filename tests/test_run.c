@@ -1110,6 +1110,79 @@ first_child(pid_t pid)
 }
 
 /*
+ * Built and held: the broker's helper has a child, and the run its
+ * workdir.  The child (or -1 after 5 s); *helper the helper.
+ */
+static pid_t
+await_held(pid_t broker, pid_t *helper)
+{
+	struct timespec ts = { 0, 20000000 };
+	pid_t held = -1;
+	int i;
+
+	*helper = -1;
+	for (i = 0; i < 250 && (held < 0 || dir_entries(S.base) < 1); i++) {
+		nanosleep(&ts, NULL);
+		if ((*helper = first_child(broker)) > 0)
+			held = first_child(*helper);
+	}
+	return held;
+}
+
+/*
+ * Cancelled (SIGTERM to cordon) while the broker waits for the trace's
+ * write lock, before GO: once the lock is free the create is committed,
+ * but the payload is never let go - the run ends as interrupted (128 +
+ * 15, a row saying so), nothing of it runs and nothing is left.  Before
+ * the fix GO went out first and the helper's SIGTERM came after the
+ * payload had started: the marker was written.
+ */
+START_TEST(cancel_before_go_runs_nothing)
+{
+	static const char *const backends[] = {
+		"--backend=floor", "--backend=linux-ns",
+	};
+	struct timespec ts = { 0, 20000000 };
+	char marker[400], *argv[11] = { NULL };
+	pid_t broker, helper = -1, held = -1;
+	struct stat st;
+	sqlite3 *db;
+	size_t b;
+	int i, status;
+
+	snprintf(marker, sizeof(marker), "%s/marker", S.root);
+	for (b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
+		db = trace_db("BEGIN IMMEDIATE");
+		marker_argv(argv, backends[b], S.trace_opt, marker, "0");
+		broker = spawn_cmd(argv);
+		held = await_held(broker, &helper);
+		ck_assert_msg(held > 0, "%s: the helper never started its child",
+		    backends[b]);
+		ck_assert_int_eq(kill(broker, SIGTERM), 0);
+		for (i = 0; i < 5; i++)
+			nanosleep(&ts, NULL);
+		ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL),
+		    SQLITE_OK);
+		sqlite3_close(db);
+		ck_assert_int_eq(waitpid(broker, &status, 0), broker);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) ==
+		    128 + SIGTERM, "%s: status %d", backends[b], status);
+		ck_assert_msg(stat(marker, &st) < 0, "%s: the payload ran after "
+		    "the run was cancelled", backends[b]);
+		ck_assert_msg(!pid_alive(held) && !pid_alive(helper),
+		    "%s: the held child or the helper is left", backends[b]);
+		ck_assert_msg(dir_entries(S.base) <= 1, "%s: workdir left behind",
+		    backends[b]);
+		held = helper = -1;
+	}
+	/* The record says the command never started (it never exec'd). */
+	ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs WHERE "
+	    "outcome = 'signaled' AND signal = 15 AND error = 'interrupted by "
+	    "signal 15 before the command started'", NULL), 2);
+}
+END_TEST
+
+/*
  * The broker waits for the trace's write lock (held here) before GO: the
  * helper has built the run and holds the payload, which must not run.
  * A broker killed then leaves nothing: the helper sees EOF, kills the
@@ -1133,13 +1206,7 @@ START_TEST(payload_waits_for_the_create_row)
 		db = trace_db("BEGIN IMMEDIATE");
 		marker_argv(argv, "--backend=floor", S.trace_opt, marker, "0");
 		broker = spawn_cmd(argv);
-		/* Built and held: the helper's child exists, in its workdir. */
-		for (i = 0; i < 250 && (held < 0 || dir_entries(S.base) < 1);
-		    i++) {
-			nanosleep(&ts, NULL);
-			if ((helper = first_child(broker)) > 0)
-				held = first_child(helper);
-		}
+		held = await_held(broker, &helper);
 		ck_assert_msg(held > 0, "the helper never started its child");
 		/* Give it time it would use to run, were it not held. */
 		for (i = 0; i < 25; i++)
@@ -2138,6 +2205,7 @@ run_suite(void)
 	tcase_add_test(tc, require_is_checked_without_a_probe);
 	tcase_add_test(tc, session_keeps_the_trace_and_rereads_the_policy);
 	tcase_add_test(tc, payload_waits_for_the_create_row);
+	tcase_add_test(tc, cancel_before_go_runs_nothing);
 	tcase_add_test(tc, held_helper_takes_only_go);
 	tcase_add_test(tc, helper_killed_before_naming_the_workdir_is_reclaimed);
 	tcase_add_test(tc, concurrent_runs_lose_no_row);
