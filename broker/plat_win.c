@@ -118,7 +118,12 @@ inheritable_stdio(int fd, DWORD which)
 	HANDLE dup = NULL;
 	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
 
-	if (h == NULL || h == INVALID_HANDLE_VALUE)
+	/*
+	 * No handle: NULL, INVALID_HANDLE_VALUE (-1), or the UCRT's -2 for
+	 * an fd with no stream - which is also GetCurrentThread()'s
+	 * pseudo-handle, and must never be duplicated to the helper.
+	 */
+	if (h == NULL || (intptr_t)h < 0)
 		return CreateFileW(L"NUL", GENERIC_READ | GENERIC_WRITE,
 		    FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0,
 		    NULL);

@@ -113,7 +113,7 @@ struct resolvers {
 	struct rjob *done;            /* answered, for the proxy */
 	bool closing;
 	int notify;                   /* the proxy's pipe (write end) */
-	int refs, nthreads, idle;
+	int refs, nthreads, idle, nqueued;
 	struct resolver {
 		struct resolvers *rs;
 		pthread_t tid;
@@ -294,6 +294,7 @@ res_main(void *arg)
 		j = rs->queue;
 		if ((rs->queue = j->next) == NULL)
 			rs->qtail = &rs->queue;
+		rs->nqueued--;
 		me->in_lookup = true;
 		pthread_mutex_unlock(&rs->mu);
 		r = cordon_egress_resolve(j->host, j->port, j->addrs, MAX_ADDRS,
@@ -330,6 +331,7 @@ res_cancel(struct cordon_proxy *px, int slot, uint64_t gen)
 			*pp = j->next;
 			if (*pp == NULL)
 				rs->qtail = pp;
+			rs->nqueued--;
 			free(j);
 			break;
 		}
@@ -337,8 +339,8 @@ res_cancel(struct cordon_proxy *px, int slot, uint64_t gen)
 }
 
 /*
- * Queues c's name; a thread is started if none is idle and there are
- * fewer than CORDON_PROXY_RESOLVERS.  False if out of memory.
+ * Queues c's name; a thread is started if fewer are idle than names
+ * wait, and there are fewer than CORDON_PROXY_RESOLVERS.  False if out of memory.
  */
 static bool
 res_submit(struct cordon_proxy *px, struct conn *c, int slot)
@@ -358,7 +360,12 @@ res_submit(struct cordon_proxy *px, struct conn *c, int slot)
 	pthread_mutex_lock(&rs->mu);
 	*rs->qtail = j;
 	rs->qtail = &j->next;
-	if (rs->idle == 0 && rs->nthreads < CORDON_PROXY_RESOLVERS) {
+	/*
+	 * More queued than idle threads to take them (a thread signalled but
+	 * not yet awake still counts as idle): one more thread, so a name
+	 * queued behind a hung lookup is not left to wait for it.
+	 */
+	if (++rs->nqueued > rs->idle && rs->nthreads < CORDON_PROXY_RESOLVERS) {
 		/* Signals stay the caller's: the thread takes none. */
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);

@@ -467,24 +467,31 @@ struct follow_state {
 	char *refusal;           /* why, for -CORDON_E_UNMET */
 	size_t refusalsz;
 	pid_t helper;
-	bool cancelled;          /* the helper was told to stop (SIGTERM) */
+	bool cancel_asked;       /* the caller's cancel fd became readable */
+	bool cancelled;          /* ... and the helper was told (SIGTERM) */
 };
 
 /*
  * The caller's cancel (cfg's cancel fd readable): the helper is told to
  * stop, once.  Its end of the run is reported as interrupted; told
- * before GO, it never lets the payload go (helper.c launch).
+ * before GO, it never lets the payload go (helper.c launch).  A setuid
+ * helper refuses our signal (EPERM) for the moments its real uid is
+ * root (priv_audit): the cancel is then kept and tried again, never
+ * taken as told.
  */
 static void
 cancel_if_asked(struct follow_state *fs, int cancel_fd)
 {
 	struct pollfd pfd = { cancel_fd, POLLIN, 0 };
 
-	if (fs->cancelled || cancel_fd < 0 || poll(&pfd, 1, 0) != 1)
-		return;
-	(void)kill(fs->helper, SIGTERM);
-	fs->cancelled = true;
+	if (!fs->cancel_asked)
+		fs->cancel_asked = cancel_fd >= 0 && poll(&pfd, 1, 0) == 1;
+	if (fs->cancel_asked && !fs->cancelled)
+		fs->cancelled = kill(fs->helper, SIGTERM) == 0;
 }
+
+/* How long GO waits for a refused cancel to be taken (CANCEL_TRIES ms). */
+#define CANCEL_TRIES 1000
 
 /* Gives the run up before GO: EOF makes the helper undo what it built. */
 static bool
@@ -596,7 +603,20 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
     int sock, const cordon_config *cfg, const char *base)
 {
 	struct cordon_msg go = { .type = CORDON_MSG_GO };
+	int i;
 
+	/*
+	 * Required controls are checked at BACKEND, which then commits
+	 * (require_met): a CREATED without one is a broken helper, and the
+	 * run is refused rather than let go unchecked.
+	 */
+	if (fs->require != 0 && !fs->committed) {
+		(void)snprintf(fs->refusal, fs->refusalsz, "the helper said "
+		    "nothing of its backend: the required controls cannot be "
+		    "checked");
+		(void)give_up(fs, sock, -CORDON_E_UNMET);
+		return;
+	}
 	if (!fs->committed && !commit_create(fs, r, p, sock))
 		return;
 	if (cfg->ncopy_in != 0 || cfg->ncopy_out != 0) {
@@ -606,8 +626,21 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 			return;
 		}
 	}
-	/* A cancel while the create was committed: stop before GO. */
+	/*
+	 * A cancel while the create was committed: stop before GO.  One
+	 * the helper would not take in time closes our end instead: on EOF
+	 * it kills the held tree, and the command never runs.
+	 */
 	cancel_if_asked(fs, cfg->cancel_fd);
+	for (i = 0; fs->cancel_asked && !fs->cancelled && i < CANCEL_TRIES;
+	    i++) {
+		(void)nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		cancel_if_asked(fs, cfg->cancel_fd);
+	}
+	if (fs->cancel_asked && !fs->cancelled) {
+		(void)shutdown(sock, SHUT_WR);
+		return;
+	}
 	(void)cordon_msg_send(sock, &go);
 	if (p->n != 0 && cordon_trace_events_add(fs->t, r->run_id, p->ev,
 	    p->n) == 0)
@@ -685,10 +718,13 @@ follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 	pfd[0].events = POLLIN;
 	pfd[1].events = POLLIN;
 	while (!over) {
-		pfd[1].fd = fs->cancelled ? -1 : cfg->cancel_fd;
+		pfd[1].fd = fs->cancel_asked ? -1 : cfg->cancel_fd;
 		/* Skipping poll (deadline passed) must not leave stale events. */
 		pfd[0].revents = pfd[1].revents = 0;
 		left = deadline_ms - mono_ms();
+		/* A cancel the helper refused is tried again every 5 ms. */
+		if (fs->cancel_asked && !fs->cancelled && left > 5)
+			left = 5;
 		n = left <= 0 ? 0 : poll(pfd, 2, left > INT32_MAX ? INT32_MAX :
 		    (int)left);
 		if (n < 0) {
@@ -701,7 +737,7 @@ follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 			over = watchdog(helper, r, p, &deadline_ms, &continued);
 			continue;
 		}
-		if (pfd[1].revents != 0)
+		if (pfd[1].revents != 0 || (fs->cancel_asked && !fs->cancelled))
 			cancel_if_asked(fs, cfg->cancel_fd);
 		if (pfd[0].revents == 0)
 			continue;

@@ -156,11 +156,31 @@ out:
 static void
 make_deletable(const wchar_t *p, DWORD attrs)
 {
+	FILE_BASIC_INFO bi;
+	HANDLE h;
+
 	if ((attrs & (FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_SYSTEM |
-	    FILE_ATTRIBUTE_HIDDEN)) != 0)
-		(void)SetFileAttributesW(p, (attrs & ~(DWORD)(
-		    FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_SYSTEM |
-		    FILE_ATTRIBUTE_HIDDEN)) | FILE_ATTRIBUTE_NORMAL);
+	    FILE_ATTRIBUTE_HIDDEN)) == 0)
+		return;
+	/*
+	 * Through a handle to the entry itself (OPEN_REPARSE_POINT): a link
+	 * or junction has its own attributes cleared, never its target's,
+	 * which may lie outside the tree.  Zero times are left unchanged.
+	 */
+	h = CreateFileW(p, FILE_WRITE_ATTRIBUTES, FILE_SHARE_READ |
+	    FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	    FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	if (h == INVALID_HANDLE_VALUE)
+		return;
+	memset(&bi, 0, sizeof(bi));
+	/* What is left, or NORMAL (valid only alone; 0 would change nothing). */
+	bi.FileAttributes = attrs & ~(DWORD)(FILE_ATTRIBUTE_READONLY |
+	    FILE_ATTRIBUTE_SYSTEM | FILE_ATTRIBUTE_HIDDEN |
+	    FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DIRECTORY);
+	if (bi.FileAttributes == 0)
+		bi.FileAttributes = FILE_ATTRIBUTE_NORMAL;
+	(void)SetFileInformationByHandle(h, FileBasicInfo, &bi, sizeof(bi));
+	(void)CloseHandle(h);
 }
 
 static bool rm_entry(struct cordon_wbuf *path, DWORD attrs, int depth);
