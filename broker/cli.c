@@ -514,6 +514,50 @@ cap_human(int cap)
 }
 
 /*
+ * --stdout and --stderr are opened before the run (a bad path refuses
+ * it at once), but neither emptied nor left behind by a run refused
+ * later: a file that existed is emptied only right before the payload
+ * starts (cordon_config's truncate_output), and one made here is
+ * removed again by forget_outputs().
+ */
+static struct output { const char *path; bool created; } outputs[2];
+
+static int
+open_one(struct output *o, const char *path)
+{
+	int fd;
+
+	o->path = path;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	if ((o->created = fd >= 0))
+		return fd;
+	if (errno != EEXIST)
+		return -1;
+	return open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* A run refused after open_output: the files made for it go again. */
+static void
+forget_outputs(void)
+{
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		if (outputs[i].created && unlink(outputs[i].path) == 0)
+			outputs[i].created = false;
+}
+
+static void
+output_error(const char *flag, const char *path)
+{
+	int e = errno;
+
+	forget_outputs();
+	usage_error("%s: %s: %s", flag, path, strerror(e));
+}
+
+/*
  * --stdout / --stderr: opened here, as the invoker, never through a
  * symlink; the helper gets them as its fds 1 and 2.  One file named twice
  * is opened once, so the two streams append to one offset.
@@ -524,19 +568,19 @@ open_output(cordon_config *cfg, const char *out, const char *err)
 	struct stat a, b;
 	int ofd = -1, efd = -1;
 
-	if (out != NULL && (ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC |
-	    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
-		usage_error("--stdout: %s: %s", out, strerror(errno));
+	if (out != NULL && (ofd = open_one(&outputs[0], out)) < 0)
+		output_error("--stdout", out);
 	if (err != NULL) {
 		if (ofd >= 0 && stat(err, &b) == 0 && fstat(ofd, &a) == 0 &&
 		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 			efd = ofd;
-		else if ((efd = open(err, O_WRONLY | O_CREAT | O_TRUNC |
-		    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
-			usage_error("--stderr: %s: %s", err, strerror(errno));
+		else if ((efd = open_one(&outputs[1], err)) < 0)
+			output_error("--stderr", err);
 	}
 	cordon_config_set_stdout_fd(cfg, ofd);
 	cordon_config_set_stderr_fd(cfg, efd);
+	/* Emptied by the library right before the payload starts (run.c). */
+	cfg->truncate_output = ofd >= 0 || efd >= 0;
 }
 
 /*
@@ -897,6 +941,7 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 	/* eff is cfg with the ceilings applied; both name the same files. */
 	open_output(&eff, o.out_path, o.err_path);
 	if (guard_run(&eff) < 0) {
+		forget_outputs();
 		record_dest_close(&rd);
 		return EXIT_SANDBOX;
 	}
@@ -906,6 +951,7 @@ cmd_run(int argc, char **argv, cordon_config *cfg)
 		    perr[0] != '\0' ? perr : r == -CORDON_E_TRACE ? "the run "
 		    "could not be recorded in the trace database" :
 		    cordon_strerror(r));
+		forget_outputs();
 		record_dest_close(&rd);
 		return EXIT_SANDBOX;
 	}

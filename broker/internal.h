@@ -34,6 +34,7 @@ struct cordon_config {
 	size_t ncopy_in, ncopy_out, nbinds;
 	uint64_t copy_out_limit;
 	int stdin_fd, stdout_fd, stderr_fd; /* the payload's, or -1: ours */
+	bool truncate_output; /* stdout/stderr_fd emptied right before GO */
 	/* Profiles (config.c) and what the gate checks (gate.c). */
 	uint32_t limits_set;  /* bit (1 << cap): set by a profile, flag or call */
 	uint32_t limits_from_profile; /* of those, set by the profile */

@@ -641,6 +641,13 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 		(void)shutdown(sock, SHUT_WR);
 		return;
 	}
+	/* The CLI's --stdout/--stderr, left as they were until now. */
+	if (cfg->truncate_output) {
+		if (cfg->stdout_fd >= 0)
+			(void)!ftruncate(cfg->stdout_fd, 0);
+		if (cfg->stderr_fd >= 0 && cfg->stderr_fd != cfg->stdout_fd)
+			(void)!ftruncate(cfg->stderr_fd, 0);
+	}
 	(void)cordon_msg_send(sock, &go);
 	if (p->n != 0 && cordon_trace_events_add(fs->t, r->run_id, p->ev,
 	    p->n) == 0)

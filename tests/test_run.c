@@ -753,6 +753,62 @@ marker_argv(char *argv[10], const char *backend, const char *trace_opt,
  * sandbox: the payload never runs, nothing is left, exit 125, no row.
  * Without the refusal the same run writes its marker: the test can fail.
  */
+/* The first bytes of path (up to 63), or "(none)" if it cannot be read. */
+static const char *
+file_text(const char *path, char buf[64])
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return strcpy(buf, "(none)");
+	n = fread(buf, 1, 63, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * --stdout and --stderr are opened before the run, but a run refused
+ * after that (here: the trace will not take its create) leaves them as
+ * they were - the existing file not emptied, the new one not made -
+ * and a run that goes ahead empties the existing file first.  Before,
+ * the refused run had emptied the one and made the other.
+ */
+START_TEST(refused_run_leaves_output_files_as_they_were)
+{
+	char out[400], err[400], buf[64];
+	char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt, S.base_opt,
+		"--backend=floor", "--stdout", out, "--stderr", err, "--",
+		"/bin/sh", "-c", "echo hi; echo oops >&2", NULL };
+	struct stat st;
+	struct cmd c;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/out", S.root);
+	snprintf(err, sizeof(err), "%s/err", S.root);
+	ck_assert_ptr_nonnull(f = fopen(out, "w"));
+	fputs("earlier output, longer than the next\n", f);
+	fclose(f);
+	ck_assert_int_eq(crun(&c, NULL, "--", "exit", "0", NULL), 0);
+	cmd_free(&c);
+	sqlite3_close(trace_db("CREATE TRIGGER refuse BEFORE INSERT ON runs "
+	    "BEGIN SELECT RAISE(ABORT, 'test: no new runs'); END"));
+	ck_assert_int_eq(run_cmd(&c, argv, NULL), 125);
+	ck_assert_msg(strstr(c.err, "nothing was run") != NULL, "%s", c.err);
+	cmd_free(&c);
+	ck_assert_str_eq(file_text(out, buf),
+	    "earlier output, longer than the next\n");
+	ck_assert_msg(stat(err, &st) < 0 && errno == ENOENT,
+	    "--stderr's file was made for a refused run");
+	sqlite3_close(trace_db("DROP TRIGGER refuse"));
+	ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
+	cmd_free(&c);
+	ck_assert_str_eq(file_text(out, buf), "hi\n");
+	ck_assert_str_eq(file_text(err, buf), "oops\n");
+}
+END_TEST
+
 START_TEST(create_not_recorded_means_nothing_runs)
 {
 	static const char *const backends[] = {
@@ -2205,6 +2261,7 @@ run_suite(void)
 	tcase_add_test(tc, require_is_checked_without_a_probe);
 	tcase_add_test(tc, session_keeps_the_trace_and_rereads_the_policy);
 	tcase_add_test(tc, payload_waits_for_the_create_row);
+	tcase_add_test(tc, refused_run_leaves_output_files_as_they_were);
 	tcase_add_test(tc, cancel_before_go_runs_nothing);
 	tcase_add_test(tc, held_helper_takes_only_go);
 	tcase_add_test(tc, helper_killed_before_naming_the_workdir_is_reclaimed);
