@@ -530,11 +530,10 @@ open_one(struct output *o, const char *path)
 	o->path = path;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0644);
-	if ((o->created = fd >= 0))
-		return fd;
-	if (errno != EEXIST)
-		return -1;
-	return open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	o->created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
 }
 
 /* A run refused after open_output: the files made for it go again. */

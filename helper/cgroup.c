@@ -203,6 +203,97 @@ cgroup_clone(unsigned long long flags)
 }
 
 /*
+ * A cgroup v1 pids controller (/sys/fs/cgroup/pids), for the floor and
+ * Landlock run by root where no v2 cgroup is ours (a hybrid host such as
+ * this project's CI): RLIMIT_NPROC does not hold root, and a shell fork
+ * bomb under load outran the monitor's samples and filled the host's
+ * pid table (once for 36 s, past its 20 s wall cap).  With pids.max = N
+ * the kernel refuses the tree its task N + 1 and counts the refusal in
+ * pids.events ("max"), which the monitor reads each tick: the cap is
+ * then the kernel's, as with v2.  Memory stays the monitor's.
+ *
+ * Why this is safe: root only, and not a setuid helper (whose euid is
+ * the invoker's by then), so nothing here acts for anyone but root; the
+ * run's cgroup is made under the helper's own pids cgroup (so a systemd
+ * TasksMax over it still holds), named by the run id (hex, intake.c),
+ * opened relative to directory fds, without O_CREAT; the payload is
+ * moved in while it is held before its exec, so none of its own
+ * instructions runs outside.  It cannot leave: the floor's payload runs
+ * as root, but would need to write another cgroup's cgroup.procs - the
+ * same power it has over the whole host anyway (the floor confines no
+ * root).  Anything missing: no v1 cgroup, the monitor alone.
+ */
+static struct { int parent, fd; } p1 = { -1, -1 };
+
+#define CG1_PIDS CG_ROOT "/pids"
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#endif
+
+/* The helper's own pids cgroup, below CG1_PIDS ("" for its root). */
+static bool
+own_v1_pids(char *out, size_t outsz)
+{
+	char buf[4096], *line, *p, *save = NULL;
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "ID:pids:/path" (or "ID:a,pids,b:/path"), one line each. */
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if ((p = strchr(line, ':')) != NULL &&
+		    (p = strstr(p, "pids")) != NULL &&
+		    (p[-1] == ':' || p[-1] == ',') &&
+		    (p[4] == ':' || p[4] == ',') &&
+		    (p = strchr(p, ':')) != NULL && p[1] == '/' &&
+		    strstr(p, "/..") == NULL)
+			return fmt(out, outsz, "%s", strcmp(p + 1, "/") == 0 ? "" :
+			    p + 1);
+	return false;
+}
+
+bool
+cgroup_v1_pids(const struct request *req, uint64_t max)
+{
+	char path[CORDON_MAX_PATH_LEN], own[CORDON_MAX_PATH_LEN], v[32];
+	struct statfs sf;
+
+	if (cg.fd >= 0 || max == 0 || geteuid() != 0 ||
+	    getauxval(AT_SECURE) != 0 || statfs(CG1_PIDS, &sf) < 0 ||
+	    sf.f_type != CGROUP_SUPER_MAGIC || !own_v1_pids(own, sizeof(own)) ||
+	    !fmt(path, sizeof(path), "%s%s", CG1_PIDS, own) ||
+	    !fmt(cg.name, sizeof(cg.name), "cordon-%s", req->run_id) ||
+	    !fmt(v, sizeof(v), "%llu", (unsigned long long)max))
+		return false;
+	if ((p1.parent = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    mkdirat(p1.parent, cg.name, 0755) < 0 ||
+	    (p1.fd = openat(p1.parent, cg.name, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 || cg_write(p1.fd, "pids.max", v) < 0) {
+		cgroup_remove();
+		return false;
+	}
+	return true;
+}
+
+bool
+cgroup_v1_attach(pid_t pid)
+{
+	char v[32];
+
+	if (p1.fd < 0 || !fmt(v, sizeof(v), "%d", (int)pid) ||
+	    cg_write(p1.fd, "cgroup.procs", v) < 0) {
+		cgroup_remove();
+		return false;
+	}
+	return true;
+}
+
+/*
  * The kernel's evidence, typed: an OOM kill in the run's cgroup is the
  * memory cap; a fork the pids controller refused is the process cap (the
  * tree tried to go past it; the monitor kills it for that, as it would).
@@ -214,8 +305,8 @@ cgroup_cap(const struct request *req, struct monitor_result *res)
 		res->cap = CORDON_CAP_MEMORY;
 		res->cap_observed = cg_read(cg.fd, "memory.peak", "\n");
 		res->cap_limit = req->limits.memory_bytes;
-	} else if (req->limits.nproc != 0 &&
-	    cg_read(cg.fd, "pids.events", "\nmax ") > 0) {
+	} else if (req->limits.nproc != 0 && cg_read(cg.fd >= 0 ? cg.fd :
+	    p1.fd, "pids.events", "\nmax ") > 0) {
 		res->cap = CORDON_CAP_NPROC;
 		res->cap_observed = req->limits.nproc + 1; /* the refused one */
 		res->cap_limit = req->limits.nproc;
@@ -275,6 +366,8 @@ cgroup_kill(void)
 void
 cgroup_remove(void)
 {
+	int i;
+
 	cgroup_kill();
 	if (cg.fd >= 0)
 		close(cg.fd);
@@ -285,4 +378,13 @@ cgroup_remove(void)
 		close(cg.parent);
 	}
 	cg.fd = cg.parent = cg.ev = -1;
+	if (p1.fd >= 0)
+		close(p1.fd);
+	/* Empty once the tree is dead and reaped (v1 has no cgroup.kill). */
+	for (i = 0; p1.parent >= 0 && i < 100 && unlinkat(p1.parent, cg.name,
+	    AT_REMOVEDIR) < 0 && errno == EBUSY; i++)
+		(void)poll(NULL, 0, 10);
+	if (p1.parent >= 0)
+		close(p1.parent);
+	p1.fd = p1.parent = -1;
 }

@@ -358,7 +358,7 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 {
 	enum cordon_backend_id b = CORDON_BACKEND_FLOOR;
 	struct landlock ll = { 0, -1, false };
-	bool ns_ok = false, cg = false;
+	bool ns_ok = false, cg = false, v1 = false;
 	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
 	char what[CORDON_MAX_TEXT_LEN];
 	uint32_t i;
@@ -408,12 +408,15 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	if (b != CORDON_BACKEND_LINUX_NS) {
 		spawn_set_home(req, st.wd.path);
 		cg = cgroup_pids(req->limits.nproc);
+		v1 = !cg && cgroup_v1_pids(req, req->limits.nproc);
 		r = floor_spawn(req, &st.wd, ll.ruleset >= 0 ? &ll : NULL, sp,
 		    err, errsz);
 		if (ll.ruleset >= 0)
 			close(ll.ruleset);
 		if (r < 0)
 			return -1;
+		/* Held before its exec: moved in before it runs (cgroup.c). */
+		v1 = v1 && cgroup_v1_attach(sp->pid);
 	}
 	/* The payload may have had to start outside it (cgroup_clone). */
 	cg = cg && cgroup_events_fd() >= 0;
@@ -425,6 +428,9 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 	if (cg)
 		m->u.backend.kernel = m->u.backend.applied &
 		    (1U << CORDON_CAP_MEMORY | 1U << CORDON_CAP_NPROC);
+	else if (v1)
+		m->u.backend.kernel = m->u.backend.applied &
+		    (1U << CORDON_CAP_NPROC);
 	m->u.backend.reason = reason;
 	return 0;
 }

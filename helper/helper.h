@@ -305,6 +305,10 @@ pid_t cgroup_clone(unsigned long long flags);
 bool cgroup_cap(const struct request *req, struct monitor_result *res);
 void cgroup_figures(struct monitor_result *res);
 void cgroup_kill(void);
+/* A v1 pids cgroup for a root floor/Landlock run (no v2): pids.max. */
+bool cgroup_v1_pids(const struct request *req, uint64_t max);
+/* Moves the held payload into it; false (and none) if it cannot. */
+bool cgroup_v1_attach(pid_t pid);
 /* Kills what is left, removes the run's cgroup; idempotent. */
 void cgroup_remove(void);
 

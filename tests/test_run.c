@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -356,6 +357,54 @@ assert_nproc_hit(const struct cmd *c, const char *what)
 	assert_cap_measured(c, "processes", what, "floor, root");
 	assert_clean(c);
 }
+
+/*
+ * Root's floor run on a host with a cgroup v1 pids hierarchy and no v2
+ * cgroup (hybrid, as here): the payload is in a pids cgroup of the run's
+ * own, made before its first instruction, with pids.max = N; the record
+ * says the kernel holds the cap; the cgroup is gone after the run.  A
+ * shell fork bomb is then refused by the kernel at N + 1 and typed from
+ * pids.events at once (it once filled this machine's pid table under
+ * load, when the monitor alone held it).
+ */
+START_TEST(root_floor_run_gets_a_v1_pids_cgroup)
+{
+	char want[128], path[512], *id;
+	char *argv[] = { (char *)cordon_bin(), "run", "--json", S.trace_opt,
+		S.base_opt, "--backend=floor", "--nproc", "8", "--", "/bin/cat",
+		"/proc/self/cgroup", NULL };
+	struct statfs sf;
+	struct stat st;
+	struct cmd c;
+
+	if (geteuid() != 0 || statfs("/sys/fs/cgroup/pids", &sf) < 0 ||
+	    sf.f_type != 0x27e0eb || (statfs("/sys/fs/cgroup", &sf) == 0 &&
+	    sf.f_type == 0x63677270)) {
+		fprintf(stderr, "SKIP: root_floor_run_gets_a_v1_pids_cgroup needs "
+		    "root and a cgroup v1 pids hierarchy without cgroup v2\n");
+		return;
+	}
+	ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
+	id = json_get(c.out, "run_id");
+	ck_assert_ptr_nonnull(id);
+	snprintf(want, sizeof(want), "/cordon-%s\n", id);
+	ck_assert_msg(strstr(c.out, ":pids:") != NULL &&
+	    strstr(strstr(c.out, ":pids:"), want) != NULL,
+	    "the payload is not in the run's pids cgroup: %s", c.out);
+	ck_assert_msg(strstr(c.out, "\"processes\":\"cgroup\"") != NULL,
+	    "the record does not say the kernel holds the cap: %s", c.out);
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/pids/cordon-%s", id);
+	ck_assert_msg(stat(path, &st) < 0, "%s is left", path);
+	free(id);
+	cmd_free(&c);
+	/* Without --nproc, no cgroup: nothing claims a kernel cap. */
+	argv[6] = "--wall";
+	argv[7] = "30";
+	ck_assert_int_eq(run_cmd(&c, argv, NULL), 0);
+	ck_assert_msg(strstr(c.out, ":pids:/cordon-") == NULL, "%s", c.out);
+	cmd_free(&c);
+}
+END_TEST
 
 /*
  * The floor has no kernel limit (RLIMIT_NPROC would count the invoker's
@@ -2241,6 +2290,7 @@ run_suite(void)
 	tcase_add_test(tc, wall_cap_kills_a_sleeper);
 	tcase_add_test(tc, process_cap_kills_the_tree);
 	tcase_add_test(tc, process_cap_counts_tasks_the_monitor_sees);
+	tcase_add_test(tc, root_floor_run_gets_a_v1_pids_cgroup);
 	tcase_add_test(tc, unset_process_cap_is_not_applied);
 	tcase_add_test(tc, double_forked_daemon_is_gone);
 	tcase_add_test(tc, workdir_is_cwd_home_and_tmpdir);
