@@ -40,6 +40,19 @@ int cordon_wait_helper(pid_t pid);
 /* One message to the helper, and one of either direction from it. */
 int cordon_chan_send(int sock, const struct cordon_msg *m);
 int cordon_chan_recv(int sock, struct cordon_msg *m);
+/*
+ * One message from the helper with the fd that came with it (-1 if
+ * none).  Only EGRESS carries one, on Linux (SCM_RIGHTS: the listening
+ * socket the egress proxy serves, proxy.c).  A pipe carries no fd:
+ * plat_win.c refuses an EGRESS (-CORDON_E_PROTO), which the Windows
+ * broker never asks for.
+ */
+int cordon_chan_recv_fd(int sock, struct cordon_msg *m, int *fd);
+/*
+ * Stops sending: the helper sees EOF (and undoes what it built) while
+ * its last messages can still be read.
+ */
+void cordon_chan_shut(int sock);
 /* Closes our end: the helper sees EOF. */
 void cordon_chan_close(int sock);
 

@@ -136,6 +136,19 @@ cordon_chan_recv(int sock, struct cordon_msg *m)
 	return cordon_msg_recv(sock, m);
 }
 
+int
+cordon_chan_recv_fd(int sock, struct cordon_msg *m, int *fd)
+{
+	return cordon_msg_recv_fd(sock, m, fd);
+}
+
+void
+cordon_chan_shut(int sock)
+{
+	if (sock >= 0)
+		(void)shutdown(sock, SHUT_WR);
+}
+
 void
 cordon_chan_close(int sock)
 {

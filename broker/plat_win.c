@@ -344,6 +344,36 @@ cordon_chan_recv(int sock, struct cordon_msg *m)
 	    m);
 }
 
+/*
+ * No fd travels over a pipe.  The only message that carries one (EGRESS,
+ * the egress proxy's listening socket) answers a request the Windows
+ * broker never makes, so one arriving is a broken helper's: refused.
+ */
+int
+cordon_chan_recv_fd(int sock, struct cordon_msg *m, int *fd)
+{
+	int err;
+
+	*fd = -1;
+	if ((err = cordon_chan_recv(sock, m)) == 0 &&
+	    m->type == CORDON_MSG_EGRESS) {
+		cordon_msg_clear(m);
+		memset(m, 0, sizeof(*m));
+		return -CORDON_E_PROTO;
+	}
+	return err;
+}
+
+/* Our writing end closed: the helper reads EOF, we can still read. */
+void
+cordon_chan_shut(int sock)
+{
+	struct slot *s = slot_of(sock);
+
+	if (s != NULL)
+		close_handle(&s->to);
+}
+
 void
 cordon_chan_close(int sock)
 {

@@ -491,7 +491,7 @@ static bool
 give_up(struct follow_state *fs, int sock, int err)
 {
 	fs->trace_err = err;
-	(void)shutdown(sock, SHUT_WR);
+	cordon_chan_shut(sock);
 	return false;
 }
 
@@ -509,7 +509,7 @@ commit_create(struct follow_state *fs, struct cordon_result *r,
 	if ((err = cordon_trace_begin_with(fs->t, r, p->ev, p->n)) < 0) {
 		/* EOF: the helper kills what it built and removes the workdir. */
 		fs->trace_err = err;
-		(void)shutdown(sock, SHUT_WR);
+		cordon_chan_shut(sock);
 		return false;
 	}
 	fs->committed = true;
@@ -602,13 +602,13 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 	if (cfg->ncopy_in != 0 || cfg->ncopy_out != 0) {
 		if (r->workdir == NULL ||
 		    (fs->wdfd = files_in(cfg, base, r, p, r->workdir)) < 0) {
-			(void)shutdown(sock, SHUT_WR);
+			cordon_chan_shut(sock);
 			return;
 		}
 	}
 	/* A cancel while the create was committed: stop before GO. */
 	cancel_if_asked(fs, cfg->cancel_fd);
-	(void)cordon_msg_send(sock, &go);
+	(void)cordon_chan_send(sock, &go);
 	if (p->n != 0 && cordon_trace_events_add(fs->t, r->run_id, p->ev,
 	    p->n) == 0)
 		pending_clear(p);
@@ -630,7 +630,7 @@ on_message(struct follow_state *fs, struct cordon_result *r,
 	int err, fd = -1;
 
 	/* An fd only on EGRESS, and EGRESS only when we asked (proxy.c). */
-	if ((err = cordon_msg_recv_fd(sock, &m, &fd)) == 0 &&
+	if ((err = cordon_chan_recv_fd(sock, &m, &fd)) == 0 &&
 	    m.type == CORDON_MSG_EGRESS) {
 		cordon_msg_clear(&m);
 		if ((err = cordon_proxy_attach(px, fd)) == 0)
@@ -663,7 +663,7 @@ on_message(struct follow_state *fs, struct cordon_result *r,
 	}
 	if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
 		files_out(cfg, fs->wdfd, r, p);
-		(void)cordon_msg_send(sock, &go);
+		(void)cordon_chan_send(sock, &go);
 	}
 	cordon_msg_clear(&m);
 	return over;
@@ -823,7 +823,7 @@ abandon(struct helper_proc *h)
 {
 	if (h->pid < 0)
 		return;
-	close(h->sock);
+	cordon_chan_close(h->sock);
 	(void)cordon_wait_helper(h->pid);
 	h->pid = -1;
 }
@@ -843,7 +843,7 @@ supervise(struct follow_state *fs, const struct launch *l,
 	    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS,
 	    l->proxy);
 	/* Closing our end tells a helper still running to stop. */
-	close(h->sock);
+	cordon_chan_close(h->sock);
 	status = cordon_wait_helper(h->pid);
 	h->pid = -1;
 	if (fs->trace_err < 0)
