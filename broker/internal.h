@@ -6,7 +6,6 @@
 #ifndef CORDON_BROKER_INTERNAL_H
 #define CORDON_BROKER_INTERNAL_H
 
-#include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -159,13 +158,6 @@ const char *cordon_confdir(void);
 int cordon_mkdir_parents(const char *path);
 /* The helper to exec: the configured path, or $CORDON_HELPER for tests. */
 int cordon_helper_path(char **out);
-/*
- * uid's passwd entry through getpwuid_r, its strings in buf: libcordon
- * may run in a threaded program, where getpwuid's one static result can
- * be overwritten by another thread's lookup while we read it.
- */
-#define CORDON_PW_BUF_LEN 16384
-int cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz);
 
 /* Starting and reaping the helper, and the channel to it: plat.h. */
 /*

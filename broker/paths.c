@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,18 +36,6 @@ cordon_confdir(void)
 	 * read the same policy.
 	 */
 	return helper_is_setuid() ? CORDON_SYSCONFDIR : cordon_policy_confdir();
-}
-
-int
-cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz)
-{
-	struct passwd *found = NULL;
-	int e;
-
-	do {
-		e = getpwuid_r(uid, pw, buf, bufsz, &found);
-	} while (e == EINTR);
-	return e == 0 && found != NULL ? 0 : -CORDON_E_INVAL;
 }
 
 /*

@@ -20,6 +20,7 @@
 #define CORDON_BROKER_PLAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct cordon_msg;
@@ -55,6 +56,15 @@ int cordon_chan_recv_fd(int sock, struct cordon_msg *m, int *fd);
 void cordon_chan_shut(int sock);
 /* Closes our end: the helper sees EOF. */
 void cordon_chan_close(int sock);
+
+/*
+ * The invoker, for the run's record: Linux the real uid and its passwd
+ * name; Windows the last sub-authority (RID) of the process token's user
+ * SID - the number Cygwin and MSYS2 give as the uid - and the account
+ * name.  *user is NULL where no name is found (the record has none);
+ * -CORDON_E_NOMEM only when one was found and could not be copied.
+ */
+int cordon_invoker(uint32_t *uid, char **user);
 
 /*
  * Default paths, allocated.  Linux: $XDG_STATE_HOME (or

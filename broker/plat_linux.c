@@ -156,6 +156,40 @@ cordon_chan_close(int sock)
 		(void)close(sock);
 }
 
+/* passwd strings: getpwuid_r's buffer (sysconf's hint is often -1). */
+#define PW_BUF_LEN 16384
+
+/*
+ * uid's passwd entry through getpwuid_r, its strings in buf: libcordon
+ * may run in a threaded program, where getpwuid's one static result can
+ * be overwritten by another thread's lookup while we read it.
+ */
+static int
+passwd_of(uid_t uid, struct passwd *pw, char *buf, size_t bufsz)
+{
+	struct passwd *found = NULL;
+	int e;
+
+	do {
+		e = getpwuid_r(uid, pw, buf, bufsz, &found);
+	} while (e == EINTR);
+	return e == 0 && found != NULL ? 0 : -CORDON_E_INVAL;
+}
+
+int
+cordon_invoker(uint32_t *uid, char **user)
+{
+	char pwbuf[PW_BUF_LEN];
+	struct passwd pw;
+
+	*uid = (uint32_t)getuid();
+	*user = NULL;
+	if (passwd_of(getuid(), &pw, pwbuf, sizeof(pwbuf)) == 0 &&
+	    (*user = strdup(pw.pw_name)) == NULL)
+		return -CORDON_E_NOMEM;
+	return 0;
+}
+
 /* An environment directory is used only if it is an absolute path. */
 static const char *
 env_dir(const char *name)
@@ -184,7 +218,7 @@ home_dir(struct passwd *pw, char *pwbuf, size_t pwbufsz)
 
 	if (home != NULL)
 		return home;
-	if (cordon_getpw(getuid(), pw, pwbuf, pwbufsz) < 0 ||
+	if (passwd_of(getuid(), pw, pwbuf, pwbufsz) < 0 ||
 	    pw->pw_dir[0] != '/')
 		return NULL;
 	return pw->pw_dir;
@@ -196,7 +230,7 @@ xdg_path(char **out, const char *var, const char *fallback,
     const char *rest)
 {
 	const char *dir, *home;
-	char pwbuf[CORDON_PW_BUF_LEN];
+	char pwbuf[PW_BUF_LEN];
 	struct passwd pw;
 
 	if ((dir = env_dir(var)) != NULL)

@@ -386,6 +386,42 @@ cordon_chan_close(int sock)
 	slot_release_if_done(s);
 }
 
+/* --- the invoker --------------------------------------------------------- */
+
+/*
+ * The token's user SID, its last sub-authority as the uid; the name from
+ * GetUserNameW (at most UNLEN + 1 = 257 wide characters).  A token we
+ * cannot read leaves the uid 0 and the name unknown, as a Linux user
+ * with no passwd entry has no name.
+ */
+int
+cordon_invoker(uint32_t *uid, char **user)
+{
+	union {
+		TOKEN_USER tu;
+		unsigned char bytes[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+	} info;
+	wchar_t name[257];
+	DWORD len = 0, n = (DWORD)(sizeof(name) / sizeof(name[0]));
+	HANDLE tok = NULL;
+	PUCHAR count;
+
+	*uid = 0;
+	*user = NULL;
+	if (OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok)) {
+		if (GetTokenInformation(tok, TokenUser, &info, sizeof(info),
+		    &len) && IsValidSid(info.tu.User.Sid) &&
+		    (count = GetSidSubAuthorityCount(info.tu.User.Sid)) != NULL &&
+		    *count > 0)
+			*uid = (uint32_t)*GetSidSubAuthority(info.tu.User.Sid,
+			    (DWORD)*count - 1);
+		CloseHandle(tok);
+	}
+	if (GetUserNameW(name, &n) && (*user = cordon_win_narrow(name)) == NULL)
+		return -CORDON_E_NOMEM;
+	return 0;
+}
+
 /* --- paths ---------------------------------------------------------------- */
 
 /* %var% as UTF-8 if it is an absolute path (X:\ or \\server\), else NULL. */

@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -202,8 +201,7 @@ static int
 fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
     struct cordon_result *r)
 {
-	char cwd[CORDON_MAX_PATH_LEN + 1], pwbuf[CORDON_PW_BUF_LEN];
-	struct passwd pw;
+	char cwd[CORDON_MAX_PATH_LEN + 1];
 	size_t i;
 	int err;
 
@@ -220,10 +218,8 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 	if (getcwd(cwd, sizeof(cwd)) != NULL &&
 	    (r->cwd = strdup(cwd)) == NULL)
 		return -CORDON_E_NOMEM;
-	r->uid = (uint32_t)getuid();
-	if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) == 0 &&
-	    (r->user = strdup(pw.pw_name)) == NULL)
-		return -CORDON_E_NOMEM;
+	if ((err = cordon_invoker(&r->uid, &r->user)) < 0)
+		return err;
 	r->backend_requested = cfg->backend;
 	r->limits = cfg->limits;
 	r->network = cfg->network;

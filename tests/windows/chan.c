@@ -10,7 +10,9 @@
  * with the longest ARG (a frame larger than a pipe's buffer) crosses
  * whole; events come back; closing our end is the helper's EOF and its
  * exit code comes back in wait(2)'s encoding; a missing helper is an
- * error with ENOENT; the default paths are under %LOCALAPPDATA%\cordon,
+ * error with ENOENT; after cordon_chan_shut the helper reads EOF while
+ * its last messages still come; an EGRESS is refused (no fd crosses a
+ * pipe); the invoker is the token's user (name and RID); the default paths are under %LOCALAPPDATA%\cordon,
  * made with a protected DACL of one ACE; a relative %LOCALAPPDATA% is
  * refused; the remover takes a tree with a read-only file; the helper's
  * parse of --channel takes two pipes and refuses every malformed value.
@@ -19,6 +21,7 @@
 
 #include <windows.h>
 #include <aclapi.h>
+#include <sddl.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +50,21 @@ send_str(int sock, uint16_t type, const char *s)
 	memset(&m, 0, sizeof(m));
 	m.type = type;
 	m.u.str = (char *)(uintptr_t)s;
+	return cordon_chan_send(sock, &m);
+}
+
+/* A REQUEST for argc ARGs. */
+static int
+send_request(int sock, uint32_t argc)
+{
+	struct cordon_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_REQUEST;
+	cordon_limits_default(&m.u.request.limits);
+	m.u.request.run_id = "0123456789abcdef0123456789abcdef";
+	m.u.request.workdir_base = "/c/runs";
+	m.u.request.argc = argc;
 	return cordon_chan_send(sock, &m);
 }
 
@@ -81,13 +99,7 @@ channel(const char *echo)
 	    "cordon_start_helper failed");
 	if (r != 0)
 		return;
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_REQUEST;
-	cordon_limits_default(&m.u.request.limits);
-	m.u.request.run_id = "0123456789abcdef0123456789abcdef";
-	m.u.request.workdir_base = "/c/runs";
-	m.u.request.argc = 3;
-	r = cordon_chan_send(sock, &m);
+	r = send_request(sock, 3);
 	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "kids.exe") : r;
 	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "3") : r;
 	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, big) : r;
@@ -116,6 +128,87 @@ channel(const char *echo)
 	    -1, -1);
 	check(r == -CORDON_E_HELPER && errno == ENOENT,
 	    "a missing helper: an error, ENOENT", "another result");
+}
+
+/*
+ * A run given up: after cordon_chan_shut the helper reads EOF (echo.exe
+ * exits 7 only on EOF), while what it sent before is still read; and an
+ * EGRESS, which carries an fd on Linux, is refused here with no fd.
+ */
+static void
+shut_and_egress(const char *echo)
+{
+	struct cordon_msg m;
+	HANDLE proc;
+	pid_t pid = -1;
+	int sock = -1, r, fd = 5, gone;
+
+	if (cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1) != 0) {
+		check(0, "the helper starts (shut)", "cordon_start_helper failed");
+		return;
+	}
+	r = send_request(sock, 2);
+	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "kids.exe") : r;
+	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "egress") : r;
+	cordon_chan_shut(sock);
+	check(r == 0 && send_request(sock, 0) == -CORDON_E_INVAL,
+	    "after cordon_chan_shut nothing more is sent", "sent");
+	check(recv_fact(sock, "env") == 1000 && recv_fact(sock, "arglen") == 8 &&
+	    recv_fact(sock, "arglen") == 6, "after cordon_chan_shut the "
+	    "helper's messages are still read", "lost");
+	r = cordon_chan_recv_fd(sock, &m, &fd);
+	check(r == -CORDON_E_PROTO && fd == -1 && m.type == 0,
+	    "an EGRESS is refused: no fd crosses a pipe", cordon_strerror(r));
+	r = cordon_chan_recv_fd(sock, &m, &fd);
+	check(r == 0 && fd == -1 && m.type == CORDON_MSG_EXIT,
+	    "cordon_chan_recv_fd reads an EXIT, no fd", cordon_strerror(r));
+	cordon_msg_clear(&m);
+	/* Before our reading end is closed: the shut alone was its EOF. */
+	proc = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)pid);
+	gone = proc != NULL && WaitForSingleObject(proc, 10000) == WAIT_OBJECT_0;
+	if (proc != NULL)
+		CloseHandle(proc);
+	cordon_chan_close(sock);
+	check(gone && cordon_wait_helper(pid) == 7 << 8, "cordon_chan_shut "
+	    "alone is the helper's EOF (it exits 7 before we close)",
+	    gone ? "another status" : "still running");
+}
+
+/*
+ * The invoker: the name is %USERNAME% (Wine sets it from the Unix user,
+ * Windows from the logon), the uid the last field of the token user's
+ * SID as ConvertSidToStringSid spells it.
+ */
+static void
+invoker(void)
+{
+	BYTE tu[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+	char want[257], *user = NULL, *sid = NULL, *dash;
+	DWORD n = 0;
+	HANDLE tok = NULL;
+	uint32_t uid = 0;
+	int r, ok = 0;
+
+	if (GetEnvironmentVariableA("USERNAME", want, sizeof(want)) == 0)
+		want[0] = '\0';
+	r = cordon_invoker(&uid, &user);
+	check(r == 0 && user != NULL && want[0] != '\0' &&
+	    _stricmp(user, want) == 0, "the invoker's name is %USERNAME%",
+	    user != NULL ? user : "none");
+	if (OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok) &&
+	    GetTokenInformation(tok, TokenUser, tu, sizeof(tu), &n) &&
+	    ConvertSidToStringSidA(((TOKEN_USER *)(void *)tu)->User.Sid, &sid) &&
+	    (dash = strrchr(sid, '-')) != NULL)
+		ok = uid != 0 && strtoul(dash + 1, NULL, 10) == uid;
+	if (sid != NULL)
+		printf("# invoker %s, sid %s, uid %u\n", user != NULL ? user :
+		    "?", sid, (unsigned)uid);
+	check(ok, "the invoker's uid is its SID's RID", "another number");
+	if (sid != NULL)
+		LocalFree(sid);
+	if (tok != NULL)
+		CloseHandle(tok);
+	free(user);
 }
 
 /* Running under Wine (its ntdll exports wine_get_version). */
@@ -297,6 +390,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	channel(argv[1]);
+	shut_and_egress(argv[1]);
+	invoker();
 	channel_arg();
 	paths(argv[2]);
 	return failed;

@@ -116,9 +116,9 @@ while IFS= read -r c; do
 	case $c in ok\ *) result "channel: ${c#ok }" 0 ;;
 	*) result "channel: ${c#FAILED }" 1 ;; esac
 done <"$tmp/chan.checks"
-[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 16 ] &&
+[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 23 ] &&
     tr -d '\r' <"$tmp/chan.out" | grep -qx 'echo: stdout'
-result "channel: chan.exe ran all 16 checks, the helper's stdout passed through (exit $chanrc)" $?
+result "channel: chan.exe ran all 23 checks, the helper's stdout passed through (exit $chanrc)" $?
 
 # --- exit codes --------------------------------------------------------------
 for code in 0 3 1 42; do
