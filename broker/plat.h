@@ -57,6 +57,36 @@ void cordon_chan_shut(int sock);
 /* Closes our end: the helper sees EOF. */
 void cordon_chan_close(int sock);
 
+/* What cordon_chan_wait found: bits. */
+#define CORDON_CHAN_READY 1U   /* a message, or the helper's EOF, to read */
+#define CORDON_CHAN_CANCEL 2U  /* cancel_fd (the caller's cancel) readable */
+/*
+ * Waits up to timeout_ms (0: only looks) for the helper's next message
+ * or a byte on cancel_fd (-1: none; sock -1: the cancel alone).  The
+ * bits found, 0 when the time ran out, -1 with errno set on failure
+ * (EINTR: a signal came first).  Linux: poll(2).  Windows: anonymous
+ * pipes are not waitable objects and have no overlapped I/O, so
+ * PeekNamedPipe looks at both every 10 ms (a pipe whose writer is gone
+ * counts as ready: the read then sees EOF).
+ */
+int cordon_chan_wait(int sock, int cancel_fd, int timeout_ms);
+
+/* What the broker may do to its helper, beyond closing the channel. */
+enum cordon_helper_act {
+	CORDON_HELPER_CANCEL,    /* stop the run, tearing it down */
+	CORDON_HELPER_CONTINUE,  /* let a stopped helper run again */
+	CORDON_HELPER_KILL       /* stuck: end it (recover() cleans up) */
+};
+/*
+ * Linux: SIGTERM, SIGCONT, SIGKILL to pid.  Windows: the cancel closes
+ * our writing end of sock (the helper's EOF, which is its stop on every
+ * OS: it kills the payload's tree and removes the workdir); no Windows
+ * job control stops a process, so there is nothing to continue; the kill
+ * is TerminateProcess, read back by cordon_wait_helper as a killed
+ * helper.
+ */
+void cordon_helper_act(int sock, pid_t pid, enum cordon_helper_act act);
+
 /*
  * The invoker, for the run's record: Linux the real uid and its passwd
  * name; Windows the last sub-authority (RID) of the process token's user

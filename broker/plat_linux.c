@@ -7,7 +7,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +156,35 @@ cordon_chan_close(int sock)
 {
 	if (sock >= 0)
 		(void)close(sock);
+}
+
+int
+cordon_chan_wait(int sock, int cancel_fd, int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = sock, .events = POLLIN },
+		{ .fd = cancel_fd, .events = POLLIN },
+	};
+	int n = poll(pfd, 2, timeout_ms);
+
+	if (n <= 0)
+		return n;
+	return (pfd[0].revents != 0 ? (int)CORDON_CHAN_READY : 0) |
+	    (pfd[1].revents != 0 ? (int)CORDON_CHAN_CANCEL : 0);
+}
+
+void
+cordon_helper_act(int sock, pid_t pid, enum cordon_helper_act act)
+{
+	static const int sig[] = {
+		[CORDON_HELPER_CANCEL] = SIGTERM,
+		[CORDON_HELPER_CONTINUE] = SIGCONT,
+		[CORDON_HELPER_KILL] = SIGKILL,
+	};
+
+	(void)sock;
+	if (pid > 0)
+		(void)kill(pid, sig[act]);
 }
 
 /* passwd strings: getpwuid_r's buffer (sysconf's hint is often -1). */

@@ -58,6 +58,9 @@ struct slot {
 	DWORD pid;
 };
 
+/* The exit code of a helper we killed: an NTSTATUS-sized code (> 255). */
+#define KILLED_CODE 0xC0000409U
+
 static struct slot slots[MAX_HELPERS];
 static SRWLOCK slots_lock = SRWLOCK_INIT;
 
@@ -384,6 +387,63 @@ cordon_chan_close(int sock)
 	close_handle(&s->to);
 	close_handle(&s->from);
 	slot_release_if_done(s);
+}
+
+/*
+ * Bytes waiting on a pipe we read, or its writer gone (the read then
+ * sees EOF): either way, a read will not block.
+ */
+static bool
+pipe_ready(HANDLE h)
+{
+	DWORD avail = 0;
+
+	if (!PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL))
+		return GetLastError() == ERROR_BROKEN_PIPE;
+	return avail > 0;
+}
+
+int
+cordon_chan_wait(int sock, int cancel_fd, int timeout_ms)
+{
+	struct slot *s = sock >= 0 ? slot_of(sock) : NULL;
+	HANDLE cancel = INVALID_HANDLE_VALUE;
+	ULONGLONG end = GetTickCount64() + (ULONGLONG)(timeout_ms > 0 ?
+	    timeout_ms : 0);
+	int found;
+
+	if (sock >= 0 && (s == NULL || s->from == NULL)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (cancel_fd >= 0 && (cancel = (HANDLE)_get_osfhandle(cancel_fd)) ==
+	    INVALID_HANDLE_VALUE) {
+		errno = EBADF;
+		return -1;
+	}
+	for (;;) {
+		found = (s != NULL && pipe_ready(s->from) ?
+		    (int)CORDON_CHAN_READY : 0) |
+		    (cancel != INVALID_HANDLE_VALUE && pipe_ready(cancel) ?
+		    (int)CORDON_CHAN_CANCEL : 0);
+		if (found != 0 || GetTickCount64() >= end)
+			return found;
+		Sleep(10);
+	}
+}
+
+void
+cordon_helper_act(int sock, pid_t pid, enum cordon_helper_act act)
+{
+	struct slot *s = slot_of(sock);
+
+	if (s == NULL || s->pid != (DWORD)pid)
+		return;
+	if (act == CORDON_HELPER_CANCEL)
+		close_handle(&s->to);
+	else if (act == CORDON_HELPER_KILL && s->proc != NULL)
+		/* Over 255: cordon_wait_helper reads it as a killed helper. */
+		(void)TerminateProcess(s->proc, KILLED_CODE);
 }
 
 /* --- the invoker --------------------------------------------------------- */

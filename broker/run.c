@@ -28,7 +28,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -433,18 +432,18 @@ files_out(const cordon_config *cfg, int wdfd, struct cordon_result *r,
  * stuck, and killed (recover() reclaims its workdir).  True once killed.
  */
 static bool
-watchdog(pid_t helper, struct cordon_result *r, struct pending *p,
+watchdog(int sock, pid_t helper, struct cordon_result *r, struct pending *p,
     int64_t *deadline_ms, bool *continued)
 {
 	if (!*continued) {
-		(void)kill(helper, SIGCONT);
+		cordon_helper_act(sock, helper, CORDON_HELPER_CONTINUE);
 		*continued = true;
 		*deadline_ms = mono_ms() + HELPER_CONT_GRACE_MS;
 		pending_add(p, "error", strdup("the helper had not ended the run "
 		    "by the wall cap plus a grace period; sent SIGCONT"));
 		return false;
 	}
-	(void)kill(helper, SIGKILL);
+	cordon_helper_act(sock, helper, CORDON_HELPER_KILL);
 	r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 	set_error(r, "the helper did not end the run in time and was killed");
 	return true;
@@ -463,6 +462,7 @@ struct follow_state {
 	char *refusal;           /* why, for -CORDON_E_UNMET */
 	size_t refusalsz;
 	pid_t helper;
+	int sock;                /* the channel to it */
 	bool cancelled;          /* the helper was told to stop (SIGTERM) */
 };
 
@@ -474,11 +474,10 @@ struct follow_state {
 static void
 cancel_if_asked(struct follow_state *fs, int cancel_fd)
 {
-	struct pollfd pfd = { cancel_fd, POLLIN, 0 };
-
-	if (fs->cancelled || cancel_fd < 0 || poll(&pfd, 1, 0) != 1)
+	if (fs->cancelled || cancel_fd < 0 ||
+	    cordon_chan_wait(-1, cancel_fd, 0) != (int)CORDON_CHAN_CANCEL)
 		return;
-	(void)kill(fs->helper, SIGTERM);
+	cordon_helper_act(fs->sock, fs->helper, CORDON_HELPER_CANCEL);
 	fs->cancelled = true;
 }
 
@@ -572,9 +571,7 @@ static void
 commit_early(struct follow_state *fs, struct cordon_result *r,
     struct pending *p, int sock)
 {
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-
-	if (poll(&pfd, 1, 0) == 0)
+	if (cordon_chan_wait(sock, -1, 0) == 0)
 		(void)commit_create(fs, r, p, sock);
 }
 
@@ -671,35 +668,30 @@ follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
     int sock, pid_t helper, const cordon_config *cfg, const char *base,
     int64_t deadline_ms, struct cordon_proxy *px)
 {
-	struct pollfd pfd[2];
 	bool continued = false, over = false;
 	int64_t left, t0;
 	int n;
 
 	fs->helper = helper;
-	pfd[0].fd = sock;
-	pfd[0].events = POLLIN;
-	pfd[1].events = POLLIN;
+	fs->sock = sock;
 	while (!over) {
-		pfd[1].fd = fs->cancelled ? -1 : cfg->cancel_fd;
-		/* Skipping poll (deadline passed) must not leave stale events. */
-		pfd[0].revents = pfd[1].revents = 0;
 		left = deadline_ms - mono_ms();
-		n = left <= 0 ? 0 : poll(pfd, 2, left > INT32_MAX ? INT32_MAX :
-		    (int)left);
+		n = left <= 0 ? 0 : cordon_chan_wait(sock, fs->cancelled ? -1 :
+		    cfg->cancel_fd, left > INT32_MAX ? INT32_MAX : (int)left);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			set_error(r, "poll failed while following the helper");
+			set_error(r, "waiting for the helper failed");
 			break;
 		}
 		if (n == 0 && mono_ms() >= deadline_ms) {
-			over = watchdog(helper, r, p, &deadline_ms, &continued);
+			over = watchdog(sock, helper, r, p, &deadline_ms,
+			    &continued);
 			continue;
 		}
-		if (pfd[1].revents != 0)
+		if ((n & (int)CORDON_CHAN_CANCEL) != 0)
 			cancel_if_asked(fs, cfg->cancel_fd);
-		if (pfd[0].revents == 0)
+		if ((n & (int)CORDON_CHAN_READY) == 0)
 			continue;
 		t0 = mono_ms();
 		over = on_message(fs, r, p, sock, cfg, base, px);
@@ -875,7 +867,8 @@ cordon_admitted_run_on(struct cordon_trace *t, const struct cordon_config *cfg,
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
 	struct launch l = { .cfg = cfg };
-	struct follow_state fs = { .t = t, .wdfd = -1, .require = require,
+	struct follow_state fs = { .t = t, .wdfd = -1, .sock = -1,
+		.require = require,
 		.refusal = errbuf, .refusalsz = errsz };
 	struct helper_proc h = { .pid = -1, .sock = -1 };
 	bool started;

@@ -12,7 +12,8 @@
  * exit code comes back in wait(2)'s encoding; a missing helper is an
  * error with ENOENT; after cordon_chan_shut the helper reads EOF while
  * its last messages still come; an EGRESS is refused (no fd crosses a
- * pipe); the invoker is the token's user (name and RID); the default paths are under %LOCALAPPDATA%\cordon,
+ * pipe); cordon_chan_wait times out, and finds a message, a cancel
+ * byte and EOF; the helper's cancel and kill; the invoker is the token's user (name and RID); the default paths are under %LOCALAPPDATA%\cordon,
  * made with a protected DACL of one ACE; a relative %LOCALAPPDATA% is
  * refused; the remover takes a tree with a read-only file; the helper's
  * parse of --channel takes two pipes and refuses every malformed value.
@@ -24,6 +25,8 @@
 #include <sddl.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +175,63 @@ shut_and_egress(const char *echo)
 	check(gone && cordon_wait_helper(pid) == 7 << 8, "cordon_chan_shut "
 	    "alone is the helper's EOF (it exits 7 before we close)",
 	    gone ? "another status" : "still running");
+}
+
+/*
+ * cordon_chan_wait and cordon_helper_act: nothing to read times out;
+ * a message, a cancel byte and a dead helper's EOF are each found; the
+ * cancel closes only our writing end (the helper's EOF: echo.exe exits
+ * 7); the kill reads back as a killed helper.
+ */
+static void
+waits(const char *echo)
+{
+	struct cordon_msg m;
+	ULONGLONG t0;
+	pid_t pid = -1;
+	int sock = -1, fds[2], r, w0, w1, w2;
+
+	if (cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1) != 0 ||
+	    _pipe(fds, 64, _O_BINARY) != 0) {
+		check(0, "the helper starts (wait)", "cordon_start_helper failed");
+		return;
+	}
+	t0 = GetTickCount64();
+	w0 = cordon_chan_wait(sock, fds[0], 200);
+	check(w0 == 0 && GetTickCount64() - t0 >= 150, "cordon_chan_wait: "
+	    "nothing to read, no cancel: times out", "found something");
+	r = send_request(sock, 1);
+	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "kids.exe") : r;
+	w1 = cordon_chan_wait(sock, -1, 5000);
+	check(r == 0 && w1 == (int)CORDON_CHAN_READY, "cordon_chan_wait finds "
+	    "the helper's message", "not found");
+	check(_write(fds[1], "c", 1) == 1 &&
+	    cordon_chan_wait(-1, fds[0], 0) == (int)CORDON_CHAN_CANCEL,
+	    "cordon_chan_wait finds a byte on the cancel fd", "not found");
+	cordon_helper_act(sock, pid, CORDON_HELPER_CANCEL);
+	check(send_request(sock, 1) == -CORDON_E_INVAL &&
+	    recv_fact(sock, "env") == 1000 && recv_fact(sock, "arglen") == 8 &&
+	    cordon_chan_recv(sock, &m) == 0 && m.type == CORDON_MSG_EXIT, "the cancel closes our writing end "
+	    "only: what the helper sent is still read", "lost");
+	cordon_msg_clear(&m);
+	w2 = cordon_chan_wait(sock, -1, 10000);
+	check(w2 == (int)CORDON_CHAN_READY && cordon_chan_recv(sock, &m) ==
+	    -CORDON_E_EOF, "the helper gone, cordon_chan_wait finds its EOF",
+	    "not found");
+	cordon_chan_close(sock);
+	check(cordon_wait_helper(pid) == 7 << 8, "the cancel is the helper's "
+	    "EOF (it exits 7)", "another status");
+	_close(fds[0]);
+	_close(fds[1]);
+
+	if (cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1) != 0) {
+		check(0, "the helper starts (kill)", "cordon_start_helper failed");
+		return;
+	}
+	cordon_helper_act(sock, pid, CORDON_HELPER_KILL);
+	check(cordon_wait_helper(pid) == 9, "a killed helper reads back as "
+	    "killed (status 9)", "another status");
+	cordon_chan_close(sock);
 }
 
 /*
@@ -391,6 +451,7 @@ main(int argc, char **argv)
 	}
 	channel(argv[1]);
 	shut_and_egress(argv[1]);
+	waits(argv[1]);
 	invoker();
 	channel_arg();
 	paths(argv[2]);

@@ -112,13 +112,14 @@ mkdir -p "$tmp/chan" || exit 99
     >"$tmp/chan.out" 2>"$tmp/chan.err" </dev/null
 chanrc=$?
 tr -d '\r' <"$tmp/chan.out" | sed -n 's/^check: //p' >"$tmp/chan.checks"
+tr -d '\r' <"$tmp/chan.out" | grep '^# '
 while IFS= read -r c; do
 	case $c in ok\ *) result "channel: ${c#ok }" 0 ;;
 	*) result "channel: ${c#FAILED }" 1 ;; esac
 done <"$tmp/chan.checks"
-[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 23 ] &&
+[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 30 ] &&
     tr -d '\r' <"$tmp/chan.out" | grep -qx 'echo: stdout'
-result "channel: chan.exe ran all 23 checks, the helper's stdout passed through (exit $chanrc)" $?
+result "channel: chan.exe ran all 30 checks, the helper's stdout passed through (exit $chanrc)" $?
 
 # --- exit codes --------------------------------------------------------------
 for code in 0 3 1 42; do
