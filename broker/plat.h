@@ -19,6 +19,7 @@
 #ifndef CORDON_BROKER_PLAT_H
 #define CORDON_BROKER_PLAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -108,6 +109,40 @@ int cordon_default_trace_path(char **out);
 int cordon_default_workdir_base(char **out);
 /* The user's profile NAME (a name config.c checked). */
 int cordon_user_profile_path(char **out, const char *name);
+
+/*
+ * mkdir -p of path's parent directories, private to the invoker: the
+ * trace holds the user's argv and cwd, which other users of a build
+ * server must not read, and a workdir base is made only in a private
+ * directory of the user's.  Directories that already exist are left as
+ * they are.  Linux: mode 0700.  Windows: '\\' or '/' separated, after a
+ * drive or UNC prefix, each made with the protected DACL of
+ * %LOCALAPPDATA%\cordon (common/winutil.c).
+ */
+int cordon_mkdir_parents(const char *path);
+/*
+ * The helper to exec, allocated: $CORDON_HELPER for the test suite if it
+ * is an absolute path (Linux: not when the installed helper is setuid,
+ * and never a setgid file or a setuid one not root's), else the
+ * installed one - Linux the configured path, Windows cordon-helper.exe
+ * in the directory of the module (cordon.exe or libcordon's DLL) this
+ * code is in.
+ */
+int cordon_helper_path(char **out);
+/*
+ * The installed helper is setuid or setgid: the administrator's choice,
+ * which makes the broker ignore the test suite's $CORDON_CONFDIR as the
+ * helper does.  Never on Windows (no setuid).
+ */
+bool cordon_helper_is_setuid(void);
+/* n random bytes: Linux getrandom(2), Windows BCryptGenRandom. */
+int cordon_plat_random(void *buf, size_t n);
+/*
+ * pid's start time, naming it uniquely with its pid (a reused pid has
+ * another), or 0 if it does not exist.  Linux: clock ticks since boot
+ * (/proc/PID/stat); Windows: its creation FILETIME (GetProcessTimes).
+ */
+uint64_t cordon_proc_start_time(uint32_t pid);
 
 /*
  * Windows only (plat_win.c): removes path and all below it, read-only

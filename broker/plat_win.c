@@ -32,9 +32,12 @@
 #include "config.h"
 
 #include <windows.h>
+#include <bcrypt.h>
 #include <io.h>
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -484,17 +487,22 @@ cordon_invoker(uint32_t *uid, char **user)
 
 /* --- paths ---------------------------------------------------------------- */
 
-/* %var% as UTF-8 if it is an absolute path (X:\ or \\server\), else NULL. */
+/* An absolute path: X:\ or \\server\ (a drive-relative X:dir is not). */
+static bool
+absolute(const wchar_t *p)
+{
+	return (iswalpha(p[0]) && p[1] == L':' && p[2] == L'\\') ||
+	    (p[0] == L'\\' && p[1] == L'\\');
+}
+
+/* %var% as UTF-8 if it is an absolute path, else NULL. */
 static char *
 known_dir(const wchar_t *var)
 {
 	wchar_t buf[MAX_PATH + 1];
 	DWORD n = GetEnvironmentVariableW(var, buf, MAX_PATH + 1);
 
-	if (n < 3 || n > MAX_PATH)
-		return NULL;
-	if (!(iswalpha(buf[0]) && buf[1] == L':' && buf[2] == L'\\') &&
-	    !(buf[0] == L'\\' && buf[1] == L'\\'))
+	if (n < 3 || n > MAX_PATH || !absolute(buf))
 		return NULL;
 	return cordon_win_narrow(buf);
 }
@@ -590,6 +598,132 @@ cordon_user_profile_path(char **out, const char *name)
 	free(dir);
 	free(base);
 	return r;
+}
+
+static bool
+is_sep(char c)
+{
+	return c == '\\' || c == '/';
+}
+
+/*
+ * How much of p is its root, never made: "X:\" (3), "\\server\share\"
+ * (up to and with the separator after the share), else 0 (relative).
+ */
+static size_t
+root_len(const char *p)
+{
+	size_t i = 2;
+	int seps = 0;
+
+	if (isalpha((unsigned char)p[0]) && p[1] == ':' && is_sep(p[2]))
+		return 3;
+	if (!is_sep(p[0]) || !is_sep(p[1]))
+		return 0;
+	for (; p[i] != '\0' && seps < 2; i++)
+		seps += is_sep(p[i]);
+	return i;
+}
+
+/*
+ * Each parent made with the invoker-only DACL of step 5; one that exists
+ * (whatever it is, as mkdir -p takes it) is left alone.
+ */
+int
+cordon_mkdir_parents(const char *path)
+{
+	char *p = strdup(path), *c, save;
+	wchar_t *w;
+	int r = 0;
+
+	if (p == NULL)
+		return -CORDON_E_NOMEM;
+	for (c = p + root_len(p); *c != '\0' && r == 0; c++) {
+		/* A separator first, doubled or last names nothing new. */
+		if (!is_sep(*c) || c == p || is_sep(c[-1]))
+			continue;
+		save = *c;
+		*c = '\0';
+		if ((w = cordon_win_widen(p)) == NULL)
+			r = -CORDON_E_INVAL;
+		else if (cordon_win_mkdir_private(w) != CORDON_WIN_MKDIR_OK &&
+		    GetLastError() != ERROR_ALREADY_EXISTS)
+			r = -CORDON_E_IO;
+		free(w);
+		*c = save;
+	}
+	free(p);
+	return r;
+}
+
+/* --- the helper, ids, processes -------------------------------------------- */
+
+/* Any object of this module: GetModuleHandleEx finds the module by it. */
+static const char module_anchor;
+
+/*
+ * $CORDON_HELPER (absolute, or refused), else cordon-helper.exe beside
+ * the module holding this code: Windows installs a program's files in
+ * one directory, and no configure-time path is where the user unpacks.
+ */
+int
+cordon_helper_path(char **out)
+{
+	static const wchar_t name[] = L"cordon-helper.exe";
+	wchar_t buf[MAX_PATH + sizeof(name) / sizeof(name[0])], *slash;
+	HMODULE self = NULL;
+	DWORD n;
+
+	*out = NULL;
+	n = GetEnvironmentVariableW(L"CORDON_HELPER", buf, MAX_PATH + 1);
+	if (n > 0) {
+		if (n > MAX_PATH || !absolute(buf))
+			return -CORDON_E_HELPER;
+	} else {
+		if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+		    GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+		    (LPCWSTR)(const void *)&module_anchor, &self) ||
+		    (n = GetModuleFileNameW(self, buf, MAX_PATH + 1)) == 0 ||
+		    n > MAX_PATH || (slash = wcsrchr(buf, L'\\')) == NULL)
+			return -CORDON_E_HELPER;
+		memcpy(slash + 1, name, sizeof(name));
+	}
+	if ((*out = cordon_win_narrow(buf)) == NULL)
+		return -CORDON_E_NOMEM;
+	return 0;
+}
+
+bool
+cordon_helper_is_setuid(void)
+{
+	return false;
+}
+
+int
+cordon_plat_random(void *buf, size_t n)
+{
+	if (n > ULONG_MAX || !BCRYPT_SUCCESS(BCryptGenRandom(NULL, buf,
+	    (ULONG)n, BCRYPT_USE_SYSTEM_PREFERRED_RNG)))
+		return -CORDON_E_IO;
+	return 0;
+}
+
+/* A process that has exited (its object kept by a handle) is gone: 0. */
+uint64_t
+cordon_proc_start_time(uint32_t pid)
+{
+	FILETIME made, ended, kernel, user;
+	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+	DWORD code = 0;
+	uint64_t v = 0;
+
+	if (h == NULL)
+		return 0;
+	if (GetExitCodeProcess(h, &code) && code == STILL_ACTIVE &&
+	    GetProcessTimes(h, &made, &ended, &kernel, &user))
+		v = (uint64_t)made.dwHighDateTime << 32 | made.dwLowDateTime;
+	CloseHandle(h);
+	return v;
 }
 
 /* --- removal --------------------------------------------------------------- */

@@ -13,7 +13,8 @@
  * error with ENOENT; after cordon_chan_shut the helper reads EOF while
  * its last messages still come; an EGRESS is refused (no fd crosses a
  * pipe); cordon_chan_wait times out, and finds a message, a cancel
- * byte and EOF; the helper's cancel and kill; the invoker is the token's user (name and RID); the default paths are under %LOCALAPPDATA%\cordon,
+ * byte and EOF; the helper's cancel and kill; random bytes, start
+ * times, private parents of a path, the helper's path; the invoker is the token's user (name and RID); the default paths are under %LOCALAPPDATA%\cordon,
  * made with a protected DACL of one ACE; a relative %LOCALAPPDATA% is
  * refused; the remover takes a tree with a read-only file; the helper's
  * parse of --channel takes two pipes and refuses every malformed value.
@@ -391,6 +392,78 @@ paths(const char *scratch)
 }
 
 /*
+ * What paths.c and trace.c ask of the platform: random bytes, a process's
+ * start time (0 once it is gone), the parents of a path made private,
+ * and the helper's path ($CORDON_HELPER absolute or refused, else
+ * cordon-helper.exe beside this program).
+ */
+static void
+ids_and_paths(const char *echo, const char *scratch)
+{
+	unsigned char a[16], b[16], zero[16] = { 0 };
+	char dir[MAX_PATH * 2], file[MAX_PATH * 2], *h = NULL;
+	wchar_t self[MAX_PATH + 1], *slash;
+	uint64_t t1, t2;
+	pid_t pid = -1;
+	int sock = -1, r;
+
+	check(cordon_plat_random(a, sizeof(a)) == 0 &&
+	    cordon_plat_random(b, sizeof(b)) == 0 && memcmp(a, b, 16) != 0 &&
+	    memcmp(a, zero, 16) != 0, "cordon_plat_random: two draws differ",
+	    "the same");
+	t1 = cordon_proc_start_time((uint32_t)GetCurrentProcessId());
+	t2 = cordon_proc_start_time((uint32_t)GetCurrentProcessId());
+	r = cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1);
+	if (r == 0) {
+		cordon_chan_close(sock);
+		(void)cordon_wait_helper(pid);
+	}
+	check(t1 != 0 && t1 == t2 && r == 0 &&
+	    cordon_proc_start_time((uint32_t)pid) == 0, "a process's start "
+	    "time: set, stable, 0 once it has exited", "another value");
+
+	snprintf(file, sizeof(file), "%s\\p\\q/r\\\\trace.db", scratch);
+	r = cordon_mkdir_parents(file);
+	snprintf(dir, sizeof(dir), "%s\\p\\q\\r", scratch);
+	check(r == 0 && GetFileAttributesA(dir) & FILE_ATTRIBUTE_DIRECTORY &&
+	    GetFileAttributesA(dir) != INVALID_FILE_ATTRIBUTES &&
+	    private_acl(dir) && cordon_mkdir_parents(file) == 0 &&
+	    GetFileAttributesA(strcat(dir, "\\trace.db")) ==
+	    INVALID_FILE_ATTRIBUTES, "cordon_mkdir_parents makes the parents "
+	    "('\\' or '/', doubled), private, not the file; again: no error",
+	    "not so");
+	snprintf(file, sizeof(file), "%s\\afile", scratch);
+	CloseHandle(CreateFileA(file, GENERIC_WRITE, 0, NULL, CREATE_NEW, 0,
+	    NULL));
+	strcat(file, "\\x\\trace.db");
+	check(cordon_mkdir_parents(file) == -CORDON_E_IO, "a parent that is a "
+	    "file: an error", "taken");
+
+	SetEnvironmentVariableW(L"CORDON_HELPER", L"relative\\helper.exe");
+	check(cordon_helper_path(&h) == -CORDON_E_HELPER && h == NULL,
+	    "a relative $CORDON_HELPER is refused", "taken");
+	SetEnvironmentVariableW(L"CORDON_HELPER", L"C:\\x\\helper.exe");
+	r = cordon_helper_path(&h);
+	check(r == 0 && h != NULL && strcmp(h, "C:\\x\\helper.exe") == 0,
+	    "an absolute $CORDON_HELPER is taken", h != NULL ? h : "none");
+	free(h);
+	h = NULL;
+	SetEnvironmentVariableW(L"CORDON_HELPER", NULL);
+	r = cordon_helper_path(&h);
+	if (GetModuleFileNameW(NULL, self, MAX_PATH) == 0 ||
+	    (slash = wcsrchr(self, L'\\')) == NULL)
+		self[0] = L'\0';
+	else
+		wcscpy(slash + 1, L"cordon-helper.exe");
+	slash = h != NULL ? cordon_win_widen(h) : NULL;
+	check(r == 0 && slash != NULL && self[0] != L'\0' &&
+	    wcscmp(slash, self) == 0, "the helper is cordon-helper.exe beside "
+	    "the program", h != NULL ? h : "none");
+	free(slash);
+	free(h);
+}
+
+/*
  * The helper's parse of --channel: two pipes, strictly spelt.  Attacks:
  * a sign, a space, a zero, an overflow, trailing bytes, one handle twice,
  * a handle that is not a pipe.
@@ -455,5 +528,6 @@ main(int argc, char **argv)
 	invoker();
 	channel_arg();
 	paths(argv[2]);
+	ids_and_paths(argv[1], argv[2]);
 	return failed;
 }

@@ -69,7 +69,8 @@ chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
 # shellcheck disable=SC2086
 "$MINGW_CC" $(echo "$wflags" | sed 's/ -municode//') -I"$src/broker" \
     -o "$out/chan.exe" \
-    "$src/tests/windows/chan.c" "$src/broker/plat_win.c" $chansrc || exit 99
+    "$src/tests/windows/chan.c" "$src/broker/plat_win.c" $chansrc \
+    -lbcrypt || exit 99
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -o "$out/kids.exe" "$src/tests/windows/kids.c" || exit 99
 echo "# cross-built in $(( $(date +%s) - t0 )) s: driver.exe $(wc -c <"$out/driver.exe") bytes"
@@ -117,9 +118,9 @@ while IFS= read -r c; do
 	case $c in ok\ *) result "channel: ${c#ok }" 0 ;;
 	*) result "channel: ${c#FAILED }" 1 ;; esac
 done <"$tmp/chan.checks"
-[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 30 ] &&
+[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 37 ] &&
     tr -d '\r' <"$tmp/chan.out" | grep -qx 'echo: stdout'
-result "channel: chan.exe ran all 30 checks, the helper's stdout passed through (exit $chanrc)" $?
+result "channel: chan.exe ran all 37 checks, the helper's stdout passed through (exit $chanrc)" $?
 
 # --- exit codes --------------------------------------------------------------
 for code in 0 3 1 42; do
