@@ -145,6 +145,13 @@ int cordon_plat_random(void *buf, size_t n);
 uint64_t cordon_proc_start_time(uint32_t pid);
 
 /*
+ * Why this OS's build has no egress allow-list (--allow-host), or NULL
+ * where it has one: the CLI refuses the flag with this reason (125),
+ * never taking it and running without the list.
+ */
+const char *cordon_plat_no_egress(void);
+
+/*
  * Windows only (plat_win.c): removes path and all below it, read-only
  * attributes cleared, a file still held retried for about 5 s.  On Linux
  * the broker removes through common/rmtree.c from fds it holds (gc.c),

@@ -726,6 +726,19 @@ cordon_proc_start_time(uint32_t pid)
 	return v;
 }
 
+/*
+ * The allow-list confines the payload's network to the broker's proxy
+ * (a network namespace, Landlock or Seatbelt) and hands the proxy its
+ * listening socket over the channel (SCM_RIGHTS); a Job Object confines
+ * no network and a pipe carries no socket.
+ */
+const char *
+cordon_plat_no_egress(void)
+{
+	return "not available on Windows: a Job Object cannot confine the "
+	    "command's network to the egress proxy";
+}
+
 /* --- removal --------------------------------------------------------------- */
 
 int

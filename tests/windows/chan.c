@@ -461,6 +461,9 @@ ids_and_paths(const char *echo, const char *scratch)
 	    "the program", h != NULL ? h : "none");
 	free(slash);
 	free(h);
+	check(cordon_plat_no_egress() != NULL &&
+	    strstr(cordon_plat_no_egress(), "Windows") != NULL,
+	    "--allow-host has a reason to be refused, naming Windows", "none");
 }
 
 /*

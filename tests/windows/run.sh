@@ -118,9 +118,9 @@ while IFS= read -r c; do
 	case $c in ok\ *) result "channel: ${c#ok }" 0 ;;
 	*) result "channel: ${c#FAILED }" 1 ;; esac
 done <"$tmp/chan.checks"
-[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 37 ] &&
+[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 38 ] &&
     tr -d '\r' <"$tmp/chan.out" | grep -qx 'echo: stdout'
-result "channel: chan.exe ran all 37 checks, the helper's stdout passed through (exit $chanrc)" $?
+result "channel: chan.exe ran all 38 checks, the helper's stdout passed through (exit $chanrc)" $?
 
 # --- exit codes --------------------------------------------------------------
 for code in 0 3 1 42; do
@@ -240,7 +240,9 @@ fresh; drive --cpu 5 --memory 64M --nproc 4 "$wwd" "$kids" exit 0
 [ "$rc" -eq 0 ] && has "applied=wall |" && has "| cpu: $why" &&
     has "| memory: $why" && has "| processes: $why" &&
     has "| nofile: not applied: Windows has no per-process handle limit"
-result "cpu, memory, processes not applied, with Wine's read-back reason" $?
+ok=$?
+[ "$ok" -eq 0 ] || echo "# exit $rc: ${line:-no result line}; $(head -c 300 "$tmp/err")"
+result "cpu, memory, processes not applied, with Wine's read-back reason" "$ok"
 
 # --require on a cap Wine does not apply refuses the run before the
 # payload exists; one that is applied (wall) lets it run.
