@@ -150,8 +150,10 @@ int cordon_admitted_run_on(struct cordon_trace *t,
 const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
     char *buf, size_t bufsz);
 
-/* paths.c: defaults that come from the environment. */
-/* $(sysconfdir)/cordon, or $CORDON_CONFDIR for tests (policy.h). */
+/*
+ * $(sysconfdir)/cordon, or $CORDON_CONFDIR for tests (policy.h), unless
+ * the helper is setuid: plat_linux.c (not yet written for Windows).
+ */
 const char *cordon_confdir(void);
 /* The default trace and workdir base: plat.h (one file per OS). */
 /* mkdir -p of path's parents, the helper to exec: plat.h. */

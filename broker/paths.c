@@ -1,25 +1,12 @@
 /*
- * paths.c - the configuration directory, run ids, time (where things
- * live by default, and the helper's path, differ per OS: plat.h).
+ * paths.c - run ids and time (where things live - the configuration
+ * directory, the defaults, the helper - differ per OS: plat.h).
  */
 #include "config.h"
 
 #include <time.h>
 
 #include "internal.h"
-#include "policy.h"
-
-const char *
-cordon_confdir(void)
-{
-	/*
-	 * $CORDON_CONFDIR (policy.c) is for the test suite; with a setuid
-	 * helper, which ignores it, the broker ignores it too, so that both
-	 * read the same policy.
-	 */
-	return cordon_helper_is_setuid() ? CORDON_SYSCONFDIR :
-	    cordon_policy_confdir();
-}
 
 int
 cordon_new_run_id(char id[CORDON_RUN_ID_LEN + 1])

@@ -338,6 +338,18 @@ cordon_helper_is_setuid(void)
 	    (st.st_mode & (S_ISUID | S_ISGID)) != 0;
 }
 
+const char *
+cordon_confdir(void)
+{
+	/*
+	 * $CORDON_CONFDIR (policy.c) is for the test suite; with a setuid
+	 * helper, which ignores it, the broker ignores it too, so that both
+	 * read the same policy.
+	 */
+	return cordon_helper_is_setuid() ? CORDON_SYSCONFDIR :
+	    cordon_policy_confdir();
+}
+
 int
 cordon_mkdir_parents(const char *path)
 {
