@@ -460,10 +460,10 @@ cordon_helper_act(int sock, pid_t pid, enum cordon_helper_act act)
 int
 cordon_invoker(uint32_t *uid, char **user)
 {
-	union {
-		TOKEN_USER tu;
-		unsigned char bytes[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
-	} info;
+	/* A TOKEN_USER and its SID, pointer-aligned. */
+	DWORD_PTR info[(sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE) /
+	    sizeof(DWORD_PTR) + 1];
+	const TOKEN_USER *tu = (const TOKEN_USER *)(void *)info;
 	wchar_t name[257];
 	DWORD len = 0, n = (DWORD)(sizeof(name) / sizeof(name[0]));
 	HANDLE tok = NULL;
@@ -472,11 +472,11 @@ cordon_invoker(uint32_t *uid, char **user)
 	*uid = 0;
 	*user = NULL;
 	if (OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok)) {
-		if (GetTokenInformation(tok, TokenUser, &info, sizeof(info),
-		    &len) && IsValidSid(info.tu.User.Sid) &&
-		    (count = GetSidSubAuthorityCount(info.tu.User.Sid)) != NULL &&
+		if (GetTokenInformation(tok, TokenUser, info, sizeof(info),
+		    &len) && IsValidSid(tu->User.Sid) &&
+		    (count = GetSidSubAuthorityCount(tu->User.Sid)) != NULL &&
 		    *count > 0)
-			*uid = (uint32_t)*GetSidSubAuthority(info.tu.User.Sid,
+			*uid = (uint32_t)*GetSidSubAuthority(tu->User.Sid,
 			    (DWORD)*count - 1);
 		CloseHandle(tok);
 	}
