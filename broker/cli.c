@@ -316,7 +316,10 @@ allow_host(cordon_config *cfg, const char *arg)
 {
 	struct cordon_egress_pattern p;
 	char err[CORDON_MAX_TEXT_LEN];
+	const char *why = cordon_plat_no_egress();
 
+	if (why != NULL)
+		usage_error("--allow-host: %s", why);
 	if (cordon_egress_pattern_parse(arg, &p, err, sizeof(err)) < 0)
 		usage_error("%s", err);
 	if (cordon_config_allow_host(cfg, arg) < 0)

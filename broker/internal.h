@@ -6,7 +6,6 @@
 #ifndef CORDON_BROKER_INTERNAL_H
 #define CORDON_BROKER_INTERNAL_H
 
-#include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -152,21 +151,13 @@ int cordon_admitted_run_on(struct cordon_trace *t,
 const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
     char *buf, size_t bufsz);
 
-/* paths.c: defaults that come from the environment. */
-/* $(sysconfdir)/cordon, or $CORDON_CONFDIR for tests (policy.h). */
+/*
+ * $(sysconfdir)/cordon, or $CORDON_CONFDIR for tests (policy.h), unless
+ * the helper is setuid: plat_linux.c (not yet written for Windows).
+ */
 const char *cordon_confdir(void);
 /* The default trace and workdir base: plat.h (one file per OS). */
-/* mkdir -p, mode 0700, of the directories above path. */
-int cordon_mkdir_parents(const char *path);
-/* The helper to exec: the configured path, or $CORDON_HELPER for tests. */
-int cordon_helper_path(char **out);
-/*
- * uid's passwd entry through getpwuid_r, its strings in buf: libcordon
- * may run in a threaded program, where getpwuid's one static result can
- * be overwritten by another thread's lookup while we read it.
- */
-#define CORDON_PW_BUF_LEN 16384
-int cordon_getpw(uid_t uid, struct passwd *pw, char *buf, size_t bufsz);
+/* mkdir -p of path's parents, the helper to exec: plat.h. */
 
 /* Starting and reaping the helper, and the channel to it: plat.h. */
 /*
@@ -190,10 +181,8 @@ int cordon_select_applied(const cordon_config *cfg,
     enum cordon_backend_id *backend, uint32_t *applied, char *reason,
     size_t reasonsz);
 
-/* paths.c, too: 32 hex digits from getrandom(2). */
+/* paths.c, too: 32 hex digits from the OS's random source (plat.h). */
 int cordon_new_run_id(char id[CORDON_RUN_ID_LEN + 1]);
 int64_t cordon_now_ms(void);
-/* Start time (clock ticks since boot) of pid, or 0 if it does not exist. */
-uint64_t cordon_proc_start_time(uint32_t pid);
 
 #endif

@@ -19,7 +19,9 @@
 #ifndef CORDON_BROKER_PLAT_H
 #define CORDON_BROKER_PLAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct cordon_msg;
@@ -40,8 +42,61 @@ int cordon_wait_helper(pid_t pid);
 /* One message to the helper, and one of either direction from it. */
 int cordon_chan_send(int sock, const struct cordon_msg *m);
 int cordon_chan_recv(int sock, struct cordon_msg *m);
+/*
+ * One message from the helper with the fd that came with it (-1 if
+ * none).  Only EGRESS carries one, on Linux (SCM_RIGHTS: the listening
+ * socket the egress proxy serves, proxy.c).  A pipe carries no fd:
+ * plat_win.c refuses an EGRESS (-CORDON_E_PROTO), which the Windows
+ * broker never asks for.
+ */
+int cordon_chan_recv_fd(int sock, struct cordon_msg *m, int *fd);
+/*
+ * Stops sending: the helper sees EOF (and undoes what it built) while
+ * its last messages can still be read.
+ */
+void cordon_chan_shut(int sock);
 /* Closes our end: the helper sees EOF. */
 void cordon_chan_close(int sock);
+
+/* What cordon_chan_wait found: bits. */
+#define CORDON_CHAN_READY 1U   /* a message, or the helper's EOF, to read */
+#define CORDON_CHAN_CANCEL 2U  /* cancel_fd (the caller's cancel) readable */
+/*
+ * Waits up to timeout_ms (0: only looks) for the helper's next message
+ * or a byte on cancel_fd (-1: none; sock -1: the cancel alone).  The
+ * bits found, 0 when the time ran out, -1 with errno set on failure
+ * (EINTR: a signal came first).  Linux: poll(2).  Windows: anonymous
+ * pipes are not waitable objects and have no overlapped I/O, so
+ * PeekNamedPipe looks at both every 10 ms (a pipe whose writer is gone
+ * counts as ready: the read then sees EOF).
+ */
+int cordon_chan_wait(int sock, int cancel_fd, int timeout_ms);
+
+/* What the broker may do to its helper, beyond closing the channel. */
+enum cordon_helper_act {
+	CORDON_HELPER_CANCEL,    /* stop the run, tearing it down */
+	CORDON_HELPER_CONTINUE,  /* let a stopped helper run again */
+	CORDON_HELPER_KILL       /* stuck: end it (recover() cleans up) */
+};
+/*
+ * Linux: SIGTERM, SIGCONT, SIGKILL to pid.  Windows: the cancel closes
+ * our writing end of sock (the helper's EOF, which is its stop on every
+ * OS: it kills the payload's tree and removes the workdir); no Windows
+ * job control stops a process, so there is nothing to continue; the kill
+ * is TerminateProcess, read back by cordon_wait_helper as a killed
+ * helper.  0 when done; -1 when refused (Linux: a setuid helper is not
+ * ours to signal while its real uid is root, EPERM).
+ */
+int cordon_helper_act(int sock, pid_t pid, enum cordon_helper_act act);
+
+/*
+ * The invoker, for the run's record: Linux the real uid and its passwd
+ * name; Windows the last sub-authority (RID) of the process token's user
+ * SID - the number Cygwin and MSYS2 give as the uid - and the account
+ * name.  *user is NULL where no name is found (the record has none);
+ * -CORDON_E_NOMEM only when one was found and could not be copied.
+ */
+int cordon_invoker(uint32_t *uid, char **user);
 
 /*
  * Default paths, allocated.  Linux: $XDG_STATE_HOME (or
@@ -55,6 +110,47 @@ int cordon_default_trace_path(char **out);
 int cordon_default_workdir_base(char **out);
 /* The user's profile NAME (a name config.c checked). */
 int cordon_user_profile_path(char **out, const char *name);
+
+/*
+ * mkdir -p of path's parent directories, private to the invoker: the
+ * trace holds the user's argv and cwd, which other users of a build
+ * server must not read, and a workdir base is made only in a private
+ * directory of the user's.  Directories that already exist are left as
+ * they are.  Linux: mode 0700.  Windows: '\\' or '/' separated, after a
+ * drive or UNC prefix, each made with the protected DACL of
+ * %LOCALAPPDATA%\cordon (common/winutil.c).
+ */
+int cordon_mkdir_parents(const char *path);
+/*
+ * The helper to exec, allocated: $CORDON_HELPER for the test suite if it
+ * is an absolute path (Linux: not when the installed helper is setuid,
+ * and never a setgid file or a setuid one not root's), else the
+ * installed one - Linux the configured path, Windows cordon-helper.exe
+ * in the directory of the module (cordon.exe or libcordon's DLL) this
+ * code is in.
+ */
+int cordon_helper_path(char **out);
+/*
+ * The installed helper is setuid or setgid: the administrator's choice,
+ * which makes the broker ignore the test suite's $CORDON_CONFDIR as the
+ * helper does.  Never on Windows (no setuid).
+ */
+bool cordon_helper_is_setuid(void);
+/* n random bytes: Linux getrandom(2), Windows BCryptGenRandom. */
+int cordon_plat_random(void *buf, size_t n);
+/*
+ * pid's start time, naming it uniquely with its pid (a reused pid has
+ * another), or 0 if it does not exist.  Linux: clock ticks since boot
+ * (/proc/PID/stat); Windows: its creation FILETIME (GetProcessTimes).
+ */
+uint64_t cordon_proc_start_time(uint32_t pid);
+
+/*
+ * Why this OS's build has no egress allow-list (--allow-host), or NULL
+ * where it has one: the CLI refuses the flag with this reason (125),
+ * never taking it and running without the list.
+ */
+const char *cordon_plat_no_egress(void);
 
 /*
  * Windows only (plat_win.c): removes path and all below it, read-only

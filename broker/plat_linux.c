@@ -7,11 +7,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -136,11 +139,86 @@ cordon_chan_recv(int sock, struct cordon_msg *m)
 	return cordon_msg_recv(sock, m);
 }
 
+int
+cordon_chan_recv_fd(int sock, struct cordon_msg *m, int *fd)
+{
+	return cordon_msg_recv_fd(sock, m, fd);
+}
+
+void
+cordon_chan_shut(int sock)
+{
+	if (sock >= 0)
+		(void)shutdown(sock, SHUT_WR);
+}
+
 void
 cordon_chan_close(int sock)
 {
 	if (sock >= 0)
 		(void)close(sock);
+}
+
+int
+cordon_chan_wait(int sock, int cancel_fd, int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = sock, .events = POLLIN },
+		{ .fd = cancel_fd, .events = POLLIN },
+	};
+	int n = poll(pfd, 2, timeout_ms);
+
+	if (n <= 0)
+		return n;
+	return (pfd[0].revents != 0 ? (int)CORDON_CHAN_READY : 0) |
+	    (pfd[1].revents != 0 ? (int)CORDON_CHAN_CANCEL : 0);
+}
+
+int
+cordon_helper_act(int sock, pid_t pid, enum cordon_helper_act act)
+{
+	static const int sig[] = {
+		[CORDON_HELPER_CANCEL] = SIGTERM,
+		[CORDON_HELPER_CONTINUE] = SIGCONT,
+		[CORDON_HELPER_KILL] = SIGKILL,
+	};
+
+	(void)sock;
+	return pid > 0 ? kill(pid, sig[act]) : -1;
+}
+
+/* passwd strings: getpwuid_r's buffer (sysconf's hint is often -1). */
+#define PW_BUF_LEN 16384
+
+/*
+ * uid's passwd entry through getpwuid_r, its strings in buf: libcordon
+ * may run in a threaded program, where getpwuid's one static result can
+ * be overwritten by another thread's lookup while we read it.
+ */
+static int
+passwd_of(uid_t uid, struct passwd *pw, char *buf, size_t bufsz)
+{
+	struct passwd *found = NULL;
+	int e;
+
+	do {
+		e = getpwuid_r(uid, pw, buf, bufsz, &found);
+	} while (e == EINTR);
+	return e == 0 && found != NULL ? 0 : -CORDON_E_INVAL;
+}
+
+int
+cordon_invoker(uint32_t *uid, char **user)
+{
+	char pwbuf[PW_BUF_LEN];
+	struct passwd pw;
+
+	*uid = (uint32_t)getuid();
+	*user = NULL;
+	if (passwd_of(getuid(), &pw, pwbuf, sizeof(pwbuf)) == 0 &&
+	    (*user = strdup(pw.pw_name)) == NULL)
+		return -CORDON_E_NOMEM;
+	return 0;
 }
 
 /* An environment directory is used only if it is an absolute path. */
@@ -171,7 +249,7 @@ home_dir(struct passwd *pw, char *pwbuf, size_t pwbufsz)
 
 	if (home != NULL)
 		return home;
-	if (cordon_getpw(getuid(), pw, pwbuf, pwbufsz) < 0 ||
+	if (passwd_of(getuid(), pw, pwbuf, pwbufsz) < 0 ||
 	    pw->pw_dir[0] != '/')
 		return NULL;
 	return pw->pw_dir;
@@ -183,7 +261,7 @@ xdg_path(char **out, const char *var, const char *fallback,
     const char *rest)
 {
 	const char *dir, *home;
-	char pwbuf[CORDON_PW_BUF_LEN];
+	char pwbuf[PW_BUF_LEN];
 	struct passwd pw;
 
 	if ((dir = env_dir(var)) != NULL)
@@ -250,3 +328,133 @@ cordon_default_workdir_base(char **out)
 	return state_path(out, "cordon/runs");
 }
 
+bool
+cordon_helper_is_setuid(void)
+{
+	struct stat st;
+
+	return stat(CORDON_HELPER_PATH, &st) == 0 &&
+	    (st.st_mode & (S_ISUID | S_ISGID)) != 0;
+}
+
+const char *
+cordon_confdir(void)
+{
+	/*
+	 * $CORDON_CONFDIR (policy.c) is for the test suite; with a setuid
+	 * helper, which ignores it, the broker ignores it too, so that both
+	 * read the same policy.
+	 */
+	return cordon_helper_is_setuid() ? CORDON_SYSCONFDIR :
+	    cordon_policy_confdir();
+}
+
+int
+cordon_mkdir_parents(const char *path)
+{
+	char *p = NULL, *slash;
+	int r = 0;
+
+	if ((p = strdup(path)) == NULL)
+		return -CORDON_E_NOMEM;
+	for (slash = strchr(p + 1, '/'); slash != NULL;
+	    slash = strchr(slash + 1, '/')) {
+		/* "//" and a trailing "/" name nothing new. */
+		if (slash[-1] == '/')
+			continue;
+		*slash = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+			r = -CORDON_E_IO;
+			goto out;
+		}
+		*slash = '/';
+	}
+out:
+	free(p);
+	return r;
+}
+
+int
+cordon_helper_path(char **out)
+{
+	const char *over = getenv("CORDON_HELPER");
+	const char *path = CORDON_HELPER_PATH;
+	struct stat st;
+
+	/*
+	 * The override exists for running the test suite from the build
+	 * tree.  It is ignored when the installed helper is setuid (the
+	 * administrator chose that helper) and refused if it names a setgid
+	 * file, or a setuid one not owned by root; a root-owned setuid
+	 * helper (the test suite's copy) is one the caller could start by
+	 * hand anyway.
+	 */
+	if (over != NULL && over[0] != '\0') {
+		if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+			over = NULL;
+		else if (over[0] != '/' ||
+		    (stat(over, &st) == 0 && ((st.st_mode & S_ISGID) ||
+		    ((st.st_mode & S_ISUID) && st.st_uid != 0))))
+			return -CORDON_E_HELPER;
+	}
+	if (over != NULL && over[0] != '\0')
+		path = over;
+	if ((*out = strdup(path)) == NULL)
+		return -CORDON_E_NOMEM;
+	return 0;
+}
+
+int
+cordon_plat_random(void *buf, size_t n)
+{
+	size_t got = 0;
+	ssize_t k;
+
+	while (got < n) {
+		k = getrandom((unsigned char *)buf + got, n - got, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -CORDON_E_IO;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+uint64_t
+cordon_proc_start_time(uint32_t pid)
+{
+	char path[64], buf[1024], *p, *end = NULL;
+	unsigned long long v = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", (unsigned)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may contain spaces and ')': count fields after the last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (field = 2; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	/* strtoull, not sscanf: an overflow must not pass as a start time. */
+	if (p == NULL || p[1] < '0' || p[1] > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(p + 1, &end, 10);
+	if (errno != 0 || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return 0;
+	return v;
+}
+
+/* The proxy and the payload's confinement to it exist here (proxy.c). */
+const char *
+cordon_plat_no_egress(void)
+{
+	return NULL;
+}

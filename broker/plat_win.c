@@ -32,9 +32,12 @@
 #include "config.h"
 
 #include <windows.h>
+#include <bcrypt.h>
 #include <io.h>
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +60,9 @@ struct slot {
 	HANDLE proc;
 	DWORD pid;
 };
+
+/* The exit code of a helper we killed: an NTSTATUS-sized code (> 255). */
+#define KILLED_CODE 0xC0000409U
 
 static struct slot slots[MAX_HELPERS];
 static SRWLOCK slots_lock = SRWLOCK_INIT;
@@ -349,6 +355,36 @@ cordon_chan_recv(int sock, struct cordon_msg *m)
 	    m);
 }
 
+/*
+ * No fd travels over a pipe.  The only message that carries one (EGRESS,
+ * the egress proxy's listening socket) answers a request the Windows
+ * broker never makes, so one arriving is a broken helper's: refused.
+ */
+int
+cordon_chan_recv_fd(int sock, struct cordon_msg *m, int *fd)
+{
+	int err;
+
+	*fd = -1;
+	if ((err = cordon_chan_recv(sock, m)) == 0 &&
+	    m->type == CORDON_MSG_EGRESS) {
+		cordon_msg_clear(m);
+		memset(m, 0, sizeof(*m));
+		return -CORDON_E_PROTO;
+	}
+	return err;
+}
+
+/* Our writing end closed: the helper reads EOF, we can still read. */
+void
+cordon_chan_shut(int sock)
+{
+	struct slot *s = slot_of(sock);
+
+	if (s != NULL)
+		close_handle(&s->to);
+}
+
 void
 cordon_chan_close(int sock)
 {
@@ -361,19 +397,118 @@ cordon_chan_close(int sock)
 	slot_release_if_done(s);
 }
 
+/*
+ * Bytes waiting on a pipe we read, or its writer gone (the read then
+ * sees EOF): either way, a read will not block.
+ */
+static bool
+pipe_ready(HANDLE h)
+{
+	DWORD avail = 0;
+
+	if (!PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL))
+		return GetLastError() == ERROR_BROKEN_PIPE;
+	return avail > 0;
+}
+
+int
+cordon_chan_wait(int sock, int cancel_fd, int timeout_ms)
+{
+	struct slot *s = sock >= 0 ? slot_of(sock) : NULL;
+	HANDLE cancel = INVALID_HANDLE_VALUE;
+	ULONGLONG end = GetTickCount64() + (ULONGLONG)(timeout_ms > 0 ?
+	    timeout_ms : 0);
+	int found;
+
+	if (sock >= 0 && (s == NULL || s->from == NULL)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (cancel_fd >= 0 && (cancel = (HANDLE)_get_osfhandle(cancel_fd)) ==
+	    INVALID_HANDLE_VALUE) {
+		errno = EBADF;
+		return -1;
+	}
+	for (;;) {
+		found = (s != NULL && pipe_ready(s->from) ?
+		    (int)CORDON_CHAN_READY : 0) |
+		    (cancel != INVALID_HANDLE_VALUE && pipe_ready(cancel) ?
+		    (int)CORDON_CHAN_CANCEL : 0);
+		if (found != 0 || GetTickCount64() >= end)
+			return found;
+		Sleep(10);
+	}
+}
+
+int
+cordon_helper_act(int sock, pid_t pid, enum cordon_helper_act act)
+{
+	struct slot *s = slot_of(sock);
+
+	if (s == NULL || s->pid != (DWORD)pid)
+		return -1;
+	if (act == CORDON_HELPER_CANCEL)
+		close_handle(&s->to);
+	else if (act == CORDON_HELPER_KILL && s->proc != NULL)
+		/* Over 255: cordon_wait_helper reads it as a killed helper. */
+		(void)TerminateProcess(s->proc, KILLED_CODE);
+	return 0;
+}
+
+/* --- the invoker --------------------------------------------------------- */
+
+/*
+ * The token's user SID, its last sub-authority as the uid; the name from
+ * GetUserNameW (at most UNLEN + 1 = 257 wide characters).  A token we
+ * cannot read leaves the uid 0 and the name unknown, as a Linux user
+ * with no passwd entry has no name.
+ */
+int
+cordon_invoker(uint32_t *uid, char **user)
+{
+	/* A TOKEN_USER and its SID, pointer-aligned. */
+	DWORD_PTR info[(sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE) /
+	    sizeof(DWORD_PTR) + 1];
+	const TOKEN_USER *tu = (const TOKEN_USER *)(void *)info;
+	wchar_t name[257];
+	DWORD len = 0, n = (DWORD)(sizeof(name) / sizeof(name[0]));
+	HANDLE tok = NULL;
+	PUCHAR count;
+
+	*uid = 0;
+	*user = NULL;
+	if (OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok)) {
+		if (GetTokenInformation(tok, TokenUser, info, sizeof(info),
+		    &len) && IsValidSid(tu->User.Sid) &&
+		    (count = GetSidSubAuthorityCount(tu->User.Sid)) != NULL &&
+		    *count > 0)
+			*uid = (uint32_t)*GetSidSubAuthority(tu->User.Sid,
+			    (DWORD)*count - 1);
+		CloseHandle(tok);
+	}
+	if (GetUserNameW(name, &n) && (*user = cordon_win_narrow(name)) == NULL)
+		return -CORDON_E_NOMEM;
+	return 0;
+}
+
 /* --- paths ---------------------------------------------------------------- */
 
-/* %var% as UTF-8 if it is an absolute path (X:\ or \\server\), else NULL. */
+/* An absolute path: X:\ or \\server\ (a drive-relative X:dir is not). */
+static bool
+absolute(const wchar_t *p)
+{
+	return (iswalpha(p[0]) && p[1] == L':' && p[2] == L'\\') ||
+	    (p[0] == L'\\' && p[1] == L'\\');
+}
+
+/* %var% as UTF-8 if it is an absolute path, else NULL. */
 static char *
 known_dir(const wchar_t *var)
 {
 	wchar_t buf[MAX_PATH + 1];
 	DWORD n = GetEnvironmentVariableW(var, buf, MAX_PATH + 1);
 
-	if (n < 3 || n > MAX_PATH)
-		return NULL;
-	if (!(iswalpha(buf[0]) && buf[1] == L':' && buf[2] == L'\\') &&
-	    !(buf[0] == L'\\' && buf[1] == L'\\'))
+	if (n < 3 || n > MAX_PATH || !absolute(buf))
 		return NULL;
 	return cordon_win_narrow(buf);
 }
@@ -469,6 +604,145 @@ cordon_user_profile_path(char **out, const char *name)
 	free(dir);
 	free(base);
 	return r;
+}
+
+static bool
+is_sep(char c)
+{
+	return c == '\\' || c == '/';
+}
+
+/*
+ * How much of p is its root, never made: "X:\" (3), "\\server\share\"
+ * (up to and with the separator after the share), else 0 (relative).
+ */
+static size_t
+root_len(const char *p)
+{
+	size_t i = 2;
+	int seps = 0;
+
+	if (isalpha((unsigned char)p[0]) && p[1] == ':' && is_sep(p[2]))
+		return 3;
+	if (!is_sep(p[0]) || !is_sep(p[1]))
+		return 0;
+	for (; p[i] != '\0' && seps < 2; i++)
+		seps += is_sep(p[i]);
+	return i;
+}
+
+/*
+ * Each parent made with the invoker-only DACL of step 5; one that exists
+ * (whatever it is, as mkdir -p takes it) is left alone.
+ */
+int
+cordon_mkdir_parents(const char *path)
+{
+	char *p = strdup(path), *c, save;
+	wchar_t *w;
+	int r = 0;
+
+	if (p == NULL)
+		return -CORDON_E_NOMEM;
+	for (c = p + root_len(p); *c != '\0' && r == 0; c++) {
+		/* A separator first, doubled or last names nothing new. */
+		if (!is_sep(*c) || c == p || is_sep(c[-1]))
+			continue;
+		save = *c;
+		*c = '\0';
+		if ((w = cordon_win_widen(p)) == NULL)
+			r = -CORDON_E_INVAL;
+		else if (cordon_win_mkdir_private(w) != CORDON_WIN_MKDIR_OK &&
+		    GetLastError() != ERROR_ALREADY_EXISTS)
+			r = -CORDON_E_IO;
+		free(w);
+		*c = save;
+	}
+	free(p);
+	return r;
+}
+
+/* --- the helper, ids, processes -------------------------------------------- */
+
+/* Any object of this module: GetModuleHandleEx finds the module by it. */
+static const char module_anchor;
+
+/*
+ * $CORDON_HELPER (absolute, or refused), else cordon-helper.exe beside
+ * the module holding this code: Windows installs a program's files in
+ * one directory, and no configure-time path is where the user unpacks.
+ */
+int
+cordon_helper_path(char **out)
+{
+	static const wchar_t name[] = L"cordon-helper.exe";
+	wchar_t buf[MAX_PATH + sizeof(name) / sizeof(name[0])], *slash;
+	HMODULE self = NULL;
+	DWORD n;
+
+	*out = NULL;
+	n = GetEnvironmentVariableW(L"CORDON_HELPER", buf, MAX_PATH + 1);
+	if (n > 0) {
+		if (n > MAX_PATH || !absolute(buf))
+			return -CORDON_E_HELPER;
+	} else {
+		if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+		    GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+		    (LPCWSTR)(const void *)&module_anchor, &self) ||
+		    (n = GetModuleFileNameW(self, buf, MAX_PATH + 1)) == 0 ||
+		    n > MAX_PATH || (slash = wcsrchr(buf, L'\\')) == NULL)
+			return -CORDON_E_HELPER;
+		memcpy(slash + 1, name, sizeof(name));
+	}
+	if ((*out = cordon_win_narrow(buf)) == NULL)
+		return -CORDON_E_NOMEM;
+	return 0;
+}
+
+bool
+cordon_helper_is_setuid(void)
+{
+	return false;
+}
+
+int
+cordon_plat_random(void *buf, size_t n)
+{
+	if (n > ULONG_MAX || !BCRYPT_SUCCESS(BCryptGenRandom(NULL, buf,
+	    (ULONG)n, BCRYPT_USE_SYSTEM_PREFERRED_RNG)))
+		return -CORDON_E_IO;
+	return 0;
+}
+
+/* A process that has exited (its object kept by a handle) is gone: 0. */
+uint64_t
+cordon_proc_start_time(uint32_t pid)
+{
+	FILETIME made, ended, kernel, user;
+	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+	DWORD code = 0;
+	uint64_t v = 0;
+
+	if (h == NULL)
+		return 0;
+	if (GetExitCodeProcess(h, &code) && code == STILL_ACTIVE &&
+	    GetProcessTimes(h, &made, &ended, &kernel, &user))
+		v = (uint64_t)made.dwHighDateTime << 32 | made.dwLowDateTime;
+	CloseHandle(h);
+	return v;
+}
+
+/*
+ * The allow-list confines the payload's network to the broker's proxy
+ * (a network namespace, Landlock or Seatbelt) and hands the proxy its
+ * listening socket over the channel (SCM_RIGHTS); a Job Object confines
+ * no network and a pipe carries no socket.
+ */
+const char *
+cordon_plat_no_egress(void)
+{
+	return "not available on Windows: a Job Object cannot confine the "
+	    "command's network to the egress proxy";
 }
 
 /* --- removal --------------------------------------------------------------- */

@@ -242,10 +242,10 @@ probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_PROBE;
 	m.u.probe_backend = (uint8_t)cfg->backend;
-	if ((err = cordon_msg_send(sock, &m)) < 0)
+	if ((err = cordon_chan_send(sock, &m)) < 0)
 		goto out;
 	while (!done) {
-		if ((err = cordon_msg_recv(sock, &m)) < 0) {
+		if ((err = cordon_chan_recv(sock, &m)) < 0) {
 			if (err == -CORDON_E_EOF)
 				err = -CORDON_E_HELPER;
 			break;
@@ -282,7 +282,7 @@ probe(const cordon_config *cfg, cordon_fact_fn fn, void *arg,
 		err = st.stop;
 out:
 	if (sock >= 0)
-		close(sock);
+		cordon_chan_close(sock);
 	if (pid > 0)
 		(void)cordon_wait_helper(pid);
 	free(helper);

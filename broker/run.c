@@ -28,8 +28,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -202,8 +200,7 @@ static int
 fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
     struct cordon_result *r)
 {
-	char cwd[CORDON_MAX_PATH_LEN + 1], pwbuf[CORDON_PW_BUF_LEN];
-	struct passwd pw;
+	char cwd[CORDON_MAX_PATH_LEN + 1];
 	size_t i;
 	int err;
 
@@ -220,10 +217,8 @@ fill_record(const cordon_config *cfg, char *const argv[], size_t argc,
 	if (getcwd(cwd, sizeof(cwd)) != NULL &&
 	    (r->cwd = strdup(cwd)) == NULL)
 		return -CORDON_E_NOMEM;
-	r->uid = (uint32_t)getuid();
-	if (cordon_getpw(getuid(), &pw, pwbuf, sizeof(pwbuf)) == 0 &&
-	    (r->user = strdup(pw.pw_name)) == NULL)
-		return -CORDON_E_NOMEM;
+	if ((err = cordon_invoker(&r->uid, &r->user)) < 0)
+		return err;
 	r->backend_requested = cfg->backend;
 	r->limits = cfg->limits;
 	r->network = cfg->network;
@@ -437,18 +432,18 @@ files_out(const cordon_config *cfg, int wdfd, struct cordon_result *r,
  * stuck, and killed (recover() reclaims its workdir).  True once killed.
  */
 static bool
-watchdog(pid_t helper, struct cordon_result *r, struct pending *p,
+watchdog(int sock, pid_t helper, struct cordon_result *r, struct pending *p,
     int64_t *deadline_ms, bool *continued)
 {
 	if (!*continued) {
-		(void)kill(helper, SIGCONT);
+		(void)cordon_helper_act(sock, helper, CORDON_HELPER_CONTINUE);
 		*continued = true;
 		*deadline_ms = mono_ms() + HELPER_CONT_GRACE_MS;
 		pending_add(p, "error", strdup("the helper had not ended the run "
 		    "by the wall cap plus a grace period; sent SIGCONT"));
 		return false;
 	}
-	(void)kill(helper, SIGKILL);
+	(void)cordon_helper_act(sock, helper, CORDON_HELPER_KILL);
 	r->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 	set_error(r, "the helper did not end the run in time and was killed");
 	return true;
@@ -467,8 +462,9 @@ struct follow_state {
 	char *refusal;           /* why, for -CORDON_E_UNMET */
 	size_t refusalsz;
 	pid_t helper;
+	int sock;                /* the channel to it */
 	bool cancel_asked;       /* the caller's cancel fd became readable */
-	bool cancelled;          /* ... and the helper was told (SIGTERM) */
+	bool cancelled;          /* ... and the helper was told to stop */
 };
 
 /*
@@ -482,12 +478,12 @@ struct follow_state {
 static void
 cancel_if_asked(struct follow_state *fs, int cancel_fd)
 {
-	struct pollfd pfd = { cancel_fd, POLLIN, 0 };
-
 	if (!fs->cancel_asked)
-		fs->cancel_asked = cancel_fd >= 0 && poll(&pfd, 1, 0) == 1;
+		fs->cancel_asked = cancel_fd >= 0 && cordon_chan_wait(-1,
+		    cancel_fd, 0) == (int)CORDON_CHAN_CANCEL;
 	if (fs->cancel_asked && !fs->cancelled)
-		fs->cancelled = kill(fs->helper, SIGTERM) == 0;
+		fs->cancelled = cordon_helper_act(fs->sock, fs->helper,
+		    CORDON_HELPER_CANCEL) == 0;
 }
 
 /* How long GO waits for a refused cancel to be taken (CANCEL_TRIES ms). */
@@ -498,7 +494,7 @@ static bool
 give_up(struct follow_state *fs, int sock, int err)
 {
 	fs->trace_err = err;
-	(void)shutdown(sock, SHUT_WR);
+	cordon_chan_shut(sock);
 	return false;
 }
 
@@ -516,7 +512,7 @@ commit_create(struct follow_state *fs, struct cordon_result *r,
 	if ((err = cordon_trace_begin_with(fs->t, r, p->ev, p->n)) < 0) {
 		/* EOF: the helper kills what it built and removes the workdir. */
 		fs->trace_err = err;
-		(void)shutdown(sock, SHUT_WR);
+		cordon_chan_shut(sock);
 		return false;
 	}
 	fs->committed = true;
@@ -583,9 +579,7 @@ static void
 commit_early(struct follow_state *fs, struct cordon_result *r,
     struct pending *p, int sock)
 {
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-
-	if (poll(&pfd, 1, 0) == 0)
+	if (cordon_chan_wait(sock, -1, 0) == 0)
 		(void)commit_create(fs, r, p, sock);
 }
 
@@ -622,7 +616,7 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 	if (cfg->ncopy_in != 0 || cfg->ncopy_out != 0) {
 		if (r->workdir == NULL ||
 		    (fs->wdfd = files_in(cfg, base, r, p, r->workdir)) < 0) {
-			(void)shutdown(sock, SHUT_WR);
+			cordon_chan_shut(sock);
 			return;
 		}
 	}
@@ -638,7 +632,7 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 		cancel_if_asked(fs, cfg->cancel_fd);
 	}
 	if (fs->cancel_asked && !fs->cancelled) {
-		(void)shutdown(sock, SHUT_WR);
+		cordon_chan_shut(sock);
 		return;
 	}
 	/* The CLI's --stdout/--stderr, left as they were until now. */
@@ -648,7 +642,7 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 		if (cfg->stderr_fd >= 0 && cfg->stderr_fd != cfg->stdout_fd)
 			(void)!ftruncate(cfg->stderr_fd, 0);
 	}
-	(void)cordon_msg_send(sock, &go);
+	(void)cordon_chan_send(sock, &go);
 	if (p->n != 0 && cordon_trace_events_add(fs->t, r->run_id, p->ev,
 	    p->n) == 0)
 		pending_clear(p);
@@ -670,7 +664,7 @@ on_message(struct follow_state *fs, struct cordon_result *r,
 	int err, fd = -1;
 
 	/* An fd only on EGRESS, and EGRESS only when we asked (proxy.c). */
-	if ((err = cordon_msg_recv_fd(sock, &m, &fd)) == 0 &&
+	if ((err = cordon_chan_recv_fd(sock, &m, &fd)) == 0 &&
 	    m.type == CORDON_MSG_EGRESS) {
 		cordon_msg_clear(&m);
 		if ((err = cordon_proxy_attach(px, fd)) == 0)
@@ -703,7 +697,7 @@ on_message(struct follow_state *fs, struct cordon_result *r,
 	}
 	if (m.type == CORDON_MSG_EXIT && cfg->ncopy_out != 0) {
 		files_out(cfg, fs->wdfd, r, p);
-		(void)cordon_msg_send(sock, &go);
+		(void)cordon_chan_send(sock, &go);
 	}
 	cordon_msg_clear(&m);
 	return over;
@@ -715,38 +709,35 @@ follow(struct follow_state *fs, struct cordon_result *r, struct pending *p,
     int sock, pid_t helper, const cordon_config *cfg, const char *base,
     int64_t deadline_ms, struct cordon_proxy *px)
 {
-	struct pollfd pfd[2];
 	bool continued = false, over = false;
 	int64_t left, t0;
 	int n;
 
 	fs->helper = helper;
-	pfd[0].fd = sock;
-	pfd[0].events = POLLIN;
-	pfd[1].events = POLLIN;
+	fs->sock = sock;
 	while (!over) {
-		pfd[1].fd = fs->cancel_asked ? -1 : cfg->cancel_fd;
-		/* Skipping poll (deadline passed) must not leave stale events. */
-		pfd[0].revents = pfd[1].revents = 0;
 		left = deadline_ms - mono_ms();
 		/* A cancel the helper refused is tried again every 5 ms. */
 		if (fs->cancel_asked && !fs->cancelled && left > 5)
 			left = 5;
-		n = left <= 0 ? 0 : poll(pfd, 2, left > INT32_MAX ? INT32_MAX :
+		n = left <= 0 ? 0 : cordon_chan_wait(sock, fs->cancel_asked ?
+		    -1 : cfg->cancel_fd, left > INT32_MAX ? INT32_MAX :
 		    (int)left);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			set_error(r, "poll failed while following the helper");
+			set_error(r, "waiting for the helper failed");
 			break;
 		}
 		if (n == 0 && mono_ms() >= deadline_ms) {
-			over = watchdog(helper, r, p, &deadline_ms, &continued);
+			over = watchdog(sock, helper, r, p, &deadline_ms,
+			    &continued);
 			continue;
 		}
-		if (pfd[1].revents != 0 || (fs->cancel_asked && !fs->cancelled))
+		if ((n & (int)CORDON_CHAN_CANCEL) != 0 ||
+		    (fs->cancel_asked && !fs->cancelled))
 			cancel_if_asked(fs, cfg->cancel_fd);
-		if (pfd[0].revents == 0)
+		if ((n & (int)CORDON_CHAN_READY) == 0)
 			continue;
 		t0 = mono_ms();
 		over = on_message(fs, r, p, sock, cfg, base, px);
@@ -866,7 +857,7 @@ abandon(struct helper_proc *h)
 {
 	if (h->pid < 0)
 		return;
-	close(h->sock);
+	cordon_chan_close(h->sock);
 	(void)cordon_wait_helper(h->pid);
 	h->pid = -1;
 }
@@ -886,7 +877,7 @@ supervise(struct follow_state *fs, const struct launch *l,
 	    (int64_t)(cfg->limits.wall_ns / 1000000) + HELPER_GRACE_MS,
 	    l->proxy);
 	/* Closing our end tells a helper still running to stop. */
-	close(h->sock);
+	cordon_chan_close(h->sock);
 	status = cordon_wait_helper(h->pid);
 	h->pid = -1;
 	if (fs->trace_err < 0)
@@ -922,7 +913,8 @@ cordon_admitted_run_on(struct cordon_trace *t, const struct cordon_config *cfg,
 	struct cordon_result *r = NULL;
 	struct pending p = { .n = 0 };
 	struct launch l = { .cfg = cfg };
-	struct follow_state fs = { .t = t, .wdfd = -1, .require = require,
+	struct follow_state fs = { .t = t, .wdfd = -1, .sock = -1,
+		.require = require,
 		.refusal = errbuf, .refusalsz = errsz };
 	struct helper_proc h = { .pid = -1, .sock = -1 };
 	bool started;

@@ -7,8 +7,8 @@
 # windows-build stage; prints one PASS or FAIL line per step.
 #
 # What builds (Makefile.am, PLAT_WIN): common/'s wire, framing and
-# bounds, policy/env.c, broker/json.c and broker/plat_win.c, as
-# libcordon_core_win.  cordon.exe and libcordon do not build yet: the rest
+# bounds, policy/env.c, broker/json.c, broker/plat_win.c and
+# broker/channel.c, as libcordon_core_win.  cordon.exe and libcordon do not build yet: the rest
 # of broker/ uses POSIX interfaces (README.md, "Windows").
 set -u
 src=$(cd "$1" && pwd)

@@ -10,7 +10,11 @@
  * with the longest ARG (a frame larger than a pipe's buffer) crosses
  * whole; events come back; closing our end is the helper's EOF and its
  * exit code comes back in wait(2)'s encoding; a missing helper is an
- * error with ENOENT; the default paths are under %LOCALAPPDATA%\cordon,
+ * error with ENOENT; after cordon_chan_shut the helper reads EOF while
+ * its last messages still come; an EGRESS is refused (no fd crosses a
+ * pipe); cordon_chan_wait times out, and finds a message, a cancel
+ * byte and EOF; the helper's cancel and kill; random bytes, start
+ * times, private parents of a path, the helper's path; the invoker is the token's user (name and RID); the default paths are under %LOCALAPPDATA%\cordon,
  * made with a protected DACL of one ACE; a relative %LOCALAPPDATA% is
  * refused; the remover takes a tree with a read-only file; the helper's
  * parse of --channel takes two pipes and refuses every malformed value.
@@ -19,8 +23,11 @@
 
 #include <windows.h>
 #include <aclapi.h>
+#include <sddl.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +54,21 @@ send_str(int sock, uint16_t type, const char *s)
 	memset(&m, 0, sizeof(m));
 	m.type = type;
 	m.u.str = (char *)(uintptr_t)s;
+	return cordon_chan_send(sock, &m);
+}
+
+/* A REQUEST for argc ARGs. */
+static int
+send_request(int sock, uint32_t argc)
+{
+	struct cordon_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_REQUEST;
+	cordon_limits_default(&m.u.request.limits);
+	m.u.request.run_id = "0123456789abcdef0123456789abcdef";
+	m.u.request.workdir_base = "/c/runs";
+	m.u.request.argc = argc;
 	return cordon_chan_send(sock, &m);
 }
 
@@ -81,13 +103,7 @@ channel(const char *echo)
 	    "cordon_start_helper failed");
 	if (r != 0)
 		return;
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_REQUEST;
-	cordon_limits_default(&m.u.request.limits);
-	m.u.request.run_id = "0123456789abcdef0123456789abcdef";
-	m.u.request.workdir_base = "/c/runs";
-	m.u.request.argc = 3;
-	r = cordon_chan_send(sock, &m);
+	r = send_request(sock, 3);
 	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "kids.exe") : r;
 	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "3") : r;
 	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, big) : r;
@@ -116,6 +132,144 @@ channel(const char *echo)
 	    -1, -1);
 	check(r == -CORDON_E_HELPER && errno == ENOENT,
 	    "a missing helper: an error, ENOENT", "another result");
+}
+
+/*
+ * A run given up: after cordon_chan_shut the helper reads EOF (echo.exe
+ * exits 7 only on EOF), while what it sent before is still read; and an
+ * EGRESS, which carries an fd on Linux, is refused here with no fd.
+ */
+static void
+shut_and_egress(const char *echo)
+{
+	struct cordon_msg m;
+	HANDLE proc;
+	pid_t pid = -1;
+	int sock = -1, r, fd = 5, gone;
+
+	if (cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1) != 0) {
+		check(0, "the helper starts (shut)", "cordon_start_helper failed");
+		return;
+	}
+	r = send_request(sock, 2);
+	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "kids.exe") : r;
+	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "egress") : r;
+	cordon_chan_shut(sock);
+	check(r == 0 && send_request(sock, 0) == -CORDON_E_INVAL,
+	    "after cordon_chan_shut nothing more is sent", "sent");
+	check(recv_fact(sock, "env") == 1000 && recv_fact(sock, "arglen") == 8 &&
+	    recv_fact(sock, "arglen") == 6, "after cordon_chan_shut the "
+	    "helper's messages are still read", "lost");
+	r = cordon_chan_recv_fd(sock, &m, &fd);
+	check(r == -CORDON_E_PROTO && fd == -1 && m.type == 0,
+	    "an EGRESS is refused: no fd crosses a pipe", cordon_strerror(r));
+	r = cordon_chan_recv_fd(sock, &m, &fd);
+	check(r == 0 && fd == -1 && m.type == CORDON_MSG_EXIT,
+	    "cordon_chan_recv_fd reads an EXIT, no fd", cordon_strerror(r));
+	cordon_msg_clear(&m);
+	/* Before our reading end is closed: the shut alone was its EOF. */
+	proc = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)pid);
+	gone = proc != NULL && WaitForSingleObject(proc, 10000) == WAIT_OBJECT_0;
+	if (proc != NULL)
+		CloseHandle(proc);
+	cordon_chan_close(sock);
+	check(gone && cordon_wait_helper(pid) == 7 << 8, "cordon_chan_shut "
+	    "alone is the helper's EOF (it exits 7 before we close)",
+	    gone ? "another status" : "still running");
+}
+
+/*
+ * cordon_chan_wait and cordon_helper_act: nothing to read times out;
+ * a message, a cancel byte and a dead helper's EOF are each found; the
+ * cancel closes only our writing end (the helper's EOF: echo.exe exits
+ * 7); the kill reads back as a killed helper.
+ */
+static void
+waits(const char *echo)
+{
+	struct cordon_msg m;
+	ULONGLONG t0;
+	pid_t pid = -1;
+	int sock = -1, fds[2], r, w0, w1, w2;
+
+	if (cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1) != 0 ||
+	    _pipe(fds, 64, _O_BINARY) != 0) {
+		check(0, "the helper starts (wait)", "cordon_start_helper failed");
+		return;
+	}
+	t0 = GetTickCount64();
+	w0 = cordon_chan_wait(sock, fds[0], 200);
+	check(w0 == 0 && GetTickCount64() - t0 >= 150, "cordon_chan_wait: "
+	    "nothing to read, no cancel: times out", "found something");
+	r = send_request(sock, 1);
+	r = r == 0 ? send_str(sock, CORDON_MSG_ARG, "kids.exe") : r;
+	w1 = cordon_chan_wait(sock, -1, 5000);
+	check(r == 0 && w1 == (int)CORDON_CHAN_READY, "cordon_chan_wait finds "
+	    "the helper's message", "not found");
+	check(_write(fds[1], "c", 1) == 1 &&
+	    cordon_chan_wait(-1, fds[0], 0) == (int)CORDON_CHAN_CANCEL,
+	    "cordon_chan_wait finds a byte on the cancel fd", "not found");
+	cordon_helper_act(sock, pid, CORDON_HELPER_CANCEL);
+	check(send_request(sock, 1) == -CORDON_E_INVAL &&
+	    recv_fact(sock, "env") == 1000 && recv_fact(sock, "arglen") == 8 &&
+	    cordon_chan_recv(sock, &m) == 0 && m.type == CORDON_MSG_EXIT, "the cancel closes our writing end "
+	    "only: what the helper sent is still read", "lost");
+	cordon_msg_clear(&m);
+	w2 = cordon_chan_wait(sock, -1, 10000);
+	check(w2 == (int)CORDON_CHAN_READY && cordon_chan_recv(sock, &m) ==
+	    -CORDON_E_EOF, "the helper gone, cordon_chan_wait finds its EOF",
+	    "not found");
+	cordon_chan_close(sock);
+	check(cordon_wait_helper(pid) == 7 << 8, "the cancel is the helper's "
+	    "EOF (it exits 7)", "another status");
+	_close(fds[0]);
+	_close(fds[1]);
+
+	if (cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1) != 0) {
+		check(0, "the helper starts (kill)", "cordon_start_helper failed");
+		return;
+	}
+	cordon_helper_act(sock, pid, CORDON_HELPER_KILL);
+	check(cordon_wait_helper(pid) == 9, "a killed helper reads back as "
+	    "killed (status 9)", "another status");
+	cordon_chan_close(sock);
+}
+
+/*
+ * The invoker: the name is %USERNAME% (Wine sets it from the Unix user,
+ * Windows from the logon), the uid the last field of the token user's
+ * SID as ConvertSidToStringSid spells it.
+ */
+static void
+invoker(void)
+{
+	BYTE tu[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+	char want[257], *user = NULL, *sid = NULL, *dash;
+	DWORD n = 0;
+	HANDLE tok = NULL;
+	uint32_t uid = 0;
+	int r, ok = 0;
+
+	if (GetEnvironmentVariableA("USERNAME", want, sizeof(want)) == 0)
+		want[0] = '\0';
+	r = cordon_invoker(&uid, &user);
+	check(r == 0 && user != NULL && want[0] != '\0' &&
+	    _stricmp(user, want) == 0, "the invoker's name is %USERNAME%",
+	    user != NULL ? user : "none");
+	if (OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok) &&
+	    GetTokenInformation(tok, TokenUser, tu, sizeof(tu), &n) &&
+	    ConvertSidToStringSidA(((TOKEN_USER *)(void *)tu)->User.Sid, &sid) &&
+	    (dash = strrchr(sid, '-')) != NULL)
+		ok = uid != 0 && strtoul(dash + 1, NULL, 10) == uid;
+	if (sid != NULL)
+		printf("# invoker %s, sid %s, uid %u\n", user != NULL ? user :
+		    "?", sid, (unsigned)uid);
+	check(ok, "the invoker's uid is its SID's RID", "another number");
+	if (sid != NULL)
+		LocalFree(sid);
+	if (tok != NULL)
+		CloseHandle(tok);
+	free(user);
 }
 
 /* Running under Wine (its ntdll exports wine_get_version). */
@@ -238,6 +392,81 @@ paths(const char *scratch)
 }
 
 /*
+ * What paths.c and trace.c ask of the platform: random bytes, a process's
+ * start time (0 once it is gone), the parents of a path made private,
+ * and the helper's path ($CORDON_HELPER absolute or refused, else
+ * cordon-helper.exe beside this program).
+ */
+static void
+ids_and_paths(const char *echo, const char *scratch)
+{
+	unsigned char a[16], b[16], zero[16] = { 0 };
+	char dir[MAX_PATH * 2], file[MAX_PATH * 2], *h = NULL;
+	wchar_t self[MAX_PATH + 1], *slash;
+	uint64_t t1, t2;
+	pid_t pid = -1;
+	int sock = -1, r;
+
+	check(cordon_plat_random(a, sizeof(a)) == 0 &&
+	    cordon_plat_random(b, sizeof(b)) == 0 && memcmp(a, b, 16) != 0 &&
+	    memcmp(a, zero, 16) != 0, "cordon_plat_random: two draws differ",
+	    "the same");
+	t1 = cordon_proc_start_time((uint32_t)GetCurrentProcessId());
+	t2 = cordon_proc_start_time((uint32_t)GetCurrentProcessId());
+	r = cordon_start_helper_io(echo, &pid, &sock, -1, -1, -1);
+	if (r == 0) {
+		cordon_chan_close(sock);
+		(void)cordon_wait_helper(pid);
+	}
+	check(t1 != 0 && t1 == t2 && r == 0 &&
+	    cordon_proc_start_time((uint32_t)pid) == 0, "a process's start "
+	    "time: set, stable, 0 once it has exited", "another value");
+
+	snprintf(file, sizeof(file), "%s\\p\\q/r\\\\trace.db", scratch);
+	r = cordon_mkdir_parents(file);
+	snprintf(dir, sizeof(dir), "%s\\p\\q\\r", scratch);
+	check(r == 0 && GetFileAttributesA(dir) & FILE_ATTRIBUTE_DIRECTORY &&
+	    GetFileAttributesA(dir) != INVALID_FILE_ATTRIBUTES &&
+	    private_acl(dir) && cordon_mkdir_parents(file) == 0 &&
+	    GetFileAttributesA(strcat(dir, "\\trace.db")) ==
+	    INVALID_FILE_ATTRIBUTES, "cordon_mkdir_parents makes the parents "
+	    "('\\' or '/', doubled), private, not the file; again: no error",
+	    "not so");
+	snprintf(file, sizeof(file), "%s\\afile", scratch);
+	CloseHandle(CreateFileA(file, GENERIC_WRITE, 0, NULL, CREATE_NEW, 0,
+	    NULL));
+	strcat(file, "\\x\\trace.db");
+	check(cordon_mkdir_parents(file) == -CORDON_E_IO, "a parent that is a "
+	    "file: an error", "taken");
+
+	SetEnvironmentVariableW(L"CORDON_HELPER", L"relative\\helper.exe");
+	check(cordon_helper_path(&h) == -CORDON_E_HELPER && h == NULL,
+	    "a relative $CORDON_HELPER is refused", "taken");
+	SetEnvironmentVariableW(L"CORDON_HELPER", L"C:\\x\\helper.exe");
+	r = cordon_helper_path(&h);
+	check(r == 0 && h != NULL && strcmp(h, "C:\\x\\helper.exe") == 0,
+	    "an absolute $CORDON_HELPER is taken", h != NULL ? h : "none");
+	free(h);
+	h = NULL;
+	SetEnvironmentVariableW(L"CORDON_HELPER", NULL);
+	r = cordon_helper_path(&h);
+	if (GetModuleFileNameW(NULL, self, MAX_PATH) == 0 ||
+	    (slash = wcsrchr(self, L'\\')) == NULL)
+		self[0] = L'\0';
+	else
+		wcscpy(slash + 1, L"cordon-helper.exe");
+	slash = h != NULL ? cordon_win_widen(h) : NULL;
+	check(r == 0 && slash != NULL && self[0] != L'\0' &&
+	    wcscmp(slash, self) == 0, "the helper is cordon-helper.exe beside "
+	    "the program", h != NULL ? h : "none");
+	free(slash);
+	free(h);
+	check(cordon_plat_no_egress() != NULL &&
+	    strstr(cordon_plat_no_egress(), "Windows") != NULL,
+	    "--allow-host has a reason to be refused, naming Windows", "none");
+}
+
+/*
  * The helper's parse of --channel: two pipes, strictly spelt.  Attacks:
  * a sign, a space, a zero, an overflow, trailing bytes, one handle twice,
  * a handle that is not a pipe.
@@ -297,7 +526,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	channel(argv[1]);
+	shut_and_egress(argv[1]);
+	waits(argv[1]);
+	invoker();
 	channel_arg();
 	paths(argv[2]);
+	ids_and_paths(argv[1], argv[2]);
 	return failed;
 }

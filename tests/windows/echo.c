@@ -9,7 +9,8 @@
  * ARGs as the real helper would (common/frame.c, only the types expected
  * at that point allowed), and answers with FACTs (its environment: 1000
  * for SystemRoot plus one per other variable; each ARG's length) and
- * EXIT carrying argv[1] as the exit code.  It writes "echo: stdout" to
+ * EXIT carrying argv[1] as the exit code (an argv[1] of "egress": an
+ * EGRESS first, which no pipe can carry the fd of).  It writes "echo: stdout" to
  * its stdout, then waits for the broker's EOF and exits 7.  Anything
  * unexpected exits 99 with a word on stderr.
  */
@@ -55,7 +56,7 @@ wmain(int argc, wchar_t **argv)
 	struct cordon_msg m;
 	wchar_t *env;
 	unsigned long nenv = 0, i, nargs;
-	int code = 0;
+	int code = 0, egress = 0;
 
 	if (argc != 3 || wcscmp(argv[1], L"--channel") != 0)
 		fail("usage: echo.exe --channel IN,OUT");
@@ -83,10 +84,17 @@ wmain(int argc, wchar_t **argv)
 		    &m) != 0)
 			fail("no ARG");
 		fact("arglen", (unsigned long)strlen(m.u.str));
-		if (i == 1)
+		if (i == 1) {
 			code = atoi(m.u.str);
+			egress = strcmp(m.u.str, "egress") == 0;
+		}
 		cordon_msg_clear(&m);
 	}
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_EGRESS;
+	m.u.egress_port = CORDON_EGRESS_PORT;
+	if (egress && cordon_frame_send(cordon_win_pipe_write, out, &m) != 0)
+		fail("cannot send EGRESS");
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_EXIT;
 	m.u.exit.outcome = CORDON_OUTCOME_EXITED;

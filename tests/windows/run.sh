@@ -69,7 +69,8 @@ chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
 # shellcheck disable=SC2086
 "$MINGW_CC" $(echo "$wflags" | sed 's/ -municode//') -I"$src/broker" \
     -o "$out/chan.exe" \
-    "$src/tests/windows/chan.c" "$src/broker/plat_win.c" $chansrc || exit 99
+    "$src/tests/windows/chan.c" "$src/broker/plat_win.c" $chansrc \
+    -lbcrypt || exit 99
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -o "$out/kids.exe" "$src/tests/windows/kids.c" || exit 99
 echo "# cross-built in $(( $(date +%s) - t0 )) s: driver.exe $(wc -c <"$out/driver.exe") bytes"
@@ -112,13 +113,14 @@ mkdir -p "$tmp/chan" || exit 99
     >"$tmp/chan.out" 2>"$tmp/chan.err" </dev/null
 chanrc=$?
 tr -d '\r' <"$tmp/chan.out" | sed -n 's/^check: //p' >"$tmp/chan.checks"
+tr -d '\r' <"$tmp/chan.out" | grep '^# '
 while IFS= read -r c; do
 	case $c in ok\ *) result "channel: ${c#ok }" 0 ;;
 	*) result "channel: ${c#FAILED }" 1 ;; esac
 done <"$tmp/chan.checks"
-[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 16 ] &&
+[ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 38 ] &&
     tr -d '\r' <"$tmp/chan.out" | grep -qx 'echo: stdout'
-result "channel: chan.exe ran all 16 checks, the helper's stdout passed through (exit $chanrc)" $?
+result "channel: chan.exe ran all 38 checks, the helper's stdout passed through (exit $chanrc)" $?
 
 # --- exit codes --------------------------------------------------------------
 for code in 0 3 1 42; do
@@ -238,7 +240,9 @@ fresh; drive --cpu 5 --memory 64M --nproc 4 "$wwd" "$kids" exit 0
 [ "$rc" -eq 0 ] && has "applied=wall |" && has "| cpu: $why" &&
     has "| memory: $why" && has "| processes: $why" &&
     has "| nofile: not applied: Windows has no per-process handle limit"
-result "cpu, memory, processes not applied, with Wine's read-back reason" $?
+ok=$?
+[ "$ok" -eq 0 ] || echo "# exit $rc: ${line:-no result line}; $(head -c 300 "$tmp/err")"
+result "cpu, memory, processes not applied, with Wine's read-back reason" "$ok"
 
 # --require on a cap Wine does not apply refuses the run before the
 # payload exists; one that is applied (wall) lets it run.
