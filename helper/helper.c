@@ -534,14 +534,13 @@ admit(struct request *req)
 static bool
 stop_pending(void)
 {
-	static const int stops[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
 	sigset_t set;
-	size_t i;
+	int sig;
 
 	if (sigpending(&set) < 0)
 		return false;
-	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
-		if (sigismember(&set, stops[i]) == 1)
+	for (sig = 1; sig < NSIG; sig++)
+		if (signal_ends_run(sig) && sigismember(&set, sig) == 1)
 			return true;
 	return false;
 }
@@ -610,7 +609,8 @@ launch(struct request *req, struct spawn *sp)
 	 * broker's cancel is a SIGTERM, sent before its GO): the payload is
 	 * not let go at all.  The monitor's first look finds the signal and
 	 * ends the run as interrupted "before the command started", killing
-	 * the held tree: nothing of the command runs.  A signal after this look is the monitor's, as ever.
+	 * the held tree: nothing of the command runs.  A signal after this
+	 * look is the monitor's, as ever.
 	 */
 	if (stop_pending())
 		return start;

@@ -332,6 +332,8 @@ bool cap_check(const struct request *req, const struct tree_sample *s,
     struct monitor_result *res);
 /* The final figures of a run that ended, held against the caps again. */
 void cap_final(const struct request *req, struct monitor_result *res);
+/* SIGTERM, SIGINT, SIGHUP or SIGQUIT: the run ends as interrupted. */
+bool signal_ends_run(int sig);
 void monitor_run(int sock, int sigfd, const struct request *req,
     const struct spawn *sp, uint64_t start_ns, struct monitor_result *res);
 

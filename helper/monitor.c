@@ -205,8 +205,15 @@ struct loop {
 	bool done, stop, over;
 };
 
+bool
+signal_ends_run(int sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
+	    sig == SIGQUIT;
+}
+
 /*
- * The signalfd: SIGTERM, SIGINT, SIGHUP or SIGQUIT ends the run as
+ * The signalfd: a signal that ends the run (signal_ends_run) ends it as
  * interrupted; SIGCHLD only wakes us to reap; the stops are ignored.
  */
 static void
@@ -215,9 +222,8 @@ on_signals(struct loop *l, int sigfd)
 	struct signalfd_siginfo si;
 
 	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD || si.ssi_signo == SIGTSTP ||
-		    si.ssi_signo == SIGTTIN || si.ssi_signo == SIGTTOU)
-			continue; /* reaped below; stops ignored */
+		if (!signal_ends_run((int)si.ssi_signo))
+			continue; /* SIGCHLD: reaped below; stops ignored */
 		/* Told to stop: end the run as interrupted. */
 		l->res->outcome = CORDON_OUTCOME_SIGNALED;
 		l->res->signal = (int)si.ssi_signo;

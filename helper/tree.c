@@ -321,14 +321,14 @@ static struct pidlist tasks;
  * Every descendant, breadth first; with s != NULL also measured, and its
  * tasks listed.  On an error (out of memory, more than MAX_TREE processes)
  * the walk goes on with what it has, so a kill still reaches everything
- * it could list, and returns -1.  With s != NULL and a cap the samples
- * hold, it stops once it has listed more tasks than the cap and the
- * linux-ns init: that sample goes to
- * tree_recheck, and a fork bomb is not chased to pid_max first (its
- * CPU and memory figures are then partial for that one sample).
+ * it could list, and returns -1.  With s != NULL and stop != 0 (the cap
+ * the samples hold), it stops once it has listed more tasks than stop
+ * and the linux-ns init: that sample goes to tree_recheck, and a fork
+ * bomb is not chased to pid_max first (its CPU and memory figures are
+ * then partial for that one sample).
  */
 static int
-walk(struct pidlist *l, struct tree_sample *s)
+walk(struct pidlist *l, struct tree_sample *s, uint32_t stop)
 {
 	struct procstat ps;
 	uint64_t ticks = 0, mem = 0;
@@ -341,7 +341,7 @@ walk(struct pidlist *l, struct tree_sample *s)
 	if (read_children(self, 1, l, NULL) < 0)
 		r = -1;
 	for (i = 0; i < l->n; i++) {
-		if (s != NULL && group_cap != 0 && tasks.n > (size_t)group_cap + 1)
+		if (s != NULL && stop != 0 && tasks.n > (size_t)stop + 1)
 			break;
 		if (read_stat(l->v[i], &ps) < 0)
 			continue; /* exited and reaped since it was listed */
@@ -517,7 +517,7 @@ tree_pss(void)
 	uint64_t total = 0, v, tmp = tmpfs_used(), mapped;
 	size_t i, k;
 
-	(void)walk(&l, NULL);
+	(void)walk(&l, NULL, 0);
 	for (i = 0; i < l.n; i++) {
 		if (!fmt(path, sizeof(path), "/proc/%d/smaps_rollup", l.v[i]) ||
 		    read_small(path, buf, sizeof(buf)) <= 0 ||
@@ -540,11 +540,12 @@ tree_pss(void)
 	return total + tmp;
 }
 
-int
-tree_sample(struct tree_sample *s, bool has_init)
+/* One sample, its walk stopped past stop tasks (0: never). */
+static int
+sample(struct tree_sample *s, bool has_init, uint32_t stop)
 {
 	static struct pidlist l;
-	int r = walk(&l, s);
+	int r = walk(&l, s, stop);
 
 	if (has_init && tmpfs_fd < 0)
 		tmpfs_find(&l);
@@ -556,17 +557,17 @@ tree_sample(struct tree_sample *s, bool has_init)
 	return r;
 }
 
+int
+tree_sample(struct tree_sample *s, bool has_init)
+{
+	return sample(s, has_init, group_cap);
+}
+
 /* tree_sample, counting every task, past the process cap too. */
 int
 tree_sample_whole(struct tree_sample *s, bool has_init)
 {
-	uint32_t cap = group_cap;
-	int r;
-
-	group_cap = 0;
-	r = tree_sample(s, has_init);
-	group_cap = cap;
-	return r;
+	return sample(s, has_init, 0);
 }
 
 /*
@@ -624,7 +625,7 @@ tree_recheck(bool has_init)
 {
 	static struct pidlist l;
 	struct tree_sample again;
-	uint32_t n, saved;
+	uint32_t n;
 
 	if (!group_pinned())
 		return still_there(has_init);
@@ -634,10 +635,8 @@ tree_recheck(bool has_init)
 	 * stop came is gone by the count, and only the ones still there
 	 * coexisted.
 	 */
-	saved = group_cap;
-	group_cap = saved < UINT32_MAX / 8 ? saved * 4 + 4 : 0;
-	(void)walk(&l, &again);
-	group_cap = saved;
+	(void)walk(&l, &again, group_cap < UINT32_MAX / 8 ?
+	    group_cap * 4 + 4 : 0);
 	n = still_there(has_init);
 	if (n <= group_cap)
 		(void)kill(-group, SIGCONT);
@@ -786,7 +785,7 @@ tree_kill(void)
 	}
 	for (;;) {
 		/* A partial walk still kills what it found; the loop repeats. */
-		(void)walk(&l, NULL);
+		(void)walk(&l, NULL, 0);
 		/* An empty list has v == NULL, which qsort may not be given. */
 		if (l.n > 0)
 			qsort(l.v, l.n, sizeof(pid_t), cmp_pid);

@@ -788,50 +788,49 @@ START_TEST(a_name_not_on_the_list_is_refused)
 }
 END_TEST
 
+/*
+ * One client through the proxy with *.suffix.test and 127.0.0.1 allowed:
+ * `proxy MODE HOST port'; its output (c) holds want and not unwanted.
+ */
+static void
+suffix_case(struct cmd *c, const char *mode, const char *host,
+    const char *want, const char *unwanted)
+{
+	ck_assert_int_eq(egress_run(c, NULL, allow_opt("*.suffix.test"),
+	    "--allow-host=127.0.0.1", "--", "proxy", mode, host, port_text(),
+	    NULL), 0);
+	ck_assert_msg(strstr(c->out, want) != NULL, "%s %s: %s", mode, host,
+	    c->out);
+	ck_assert_msg(unwanted == NULL || strstr(c->out, unwanted) == NULL,
+	    "%s %s: %s", mode, host, c->out);
+}
+
 START_TEST(suffix_through_the_proxy)
 {
+	static const char *const hello = "hello from upstream";
 	struct cmd c;
 	char *ev;
 
 	/* *.suffix.test: a.suffix.test passes, suffix.test itself not. */
-	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
-	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
-	    "A.Suffix.Test.", port_text(), NULL), 0);
-	ck_assert_msg(strstr(c.out, "hello from upstream") != NULL, "%s",
-	    c.out);
+	suffix_case(&c, "connect", "A.Suffix.Test.", hello, NULL);
 	cmd_free(&c);
-	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
-	    "--allow-host=127.0.0.1", "--", "proxy", "connect", "suffix.test",
-	    port_text(), NULL), 0);
-	ck_assert_msg(strstr(c.out, "403") != NULL, "%s", c.out);
+	suffix_case(&c, "connect", "suffix.test", "403", hello);
 	cmd_free(&c);
 	/* evilsuffix.test resolves, but is not under suffix.test. */
-	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
-	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
-	    "evilsuffix.test", port_text(), NULL), 0);
-	ck_assert_msg(strstr(c.out, "403") != NULL &&
-	    strstr(c.out, "not on the allow list") != NULL, "%s", c.out);
-	cmd_free(&c);
-	/* An IDN: its punycode form passes, its Unicode form is refused. */
-	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
-	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
-	    "xn--bcher-kva.suffix.test", port_text(), NULL), 0);
-	ck_assert_msg(strstr(c.out, "hello from upstream") != NULL, "%s",
+	suffix_case(&c, "connect", "evilsuffix.test", "403", hello);
+	ck_assert_msg(strstr(c.out, "not on the allow list") != NULL, "%s",
 	    c.out);
 	cmd_free(&c);
+	/* An IDN: its punycode form passes, its Unicode form is refused. */
+	suffix_case(&c, "connect", "xn--bcher-kva.suffix.test", hello, NULL);
+	cmd_free(&c);
 	/* A request line is ASCII: CONNECT with it is malformed. */
-	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
-	    "--allow-host=127.0.0.1", "--", "proxy", "connect",
-	    ("b\xc3\xbc" "cher.suffix.test"), port_text(), NULL), 0);
-	ck_assert_msg(strstr(c.out, "HTTP/1.1 400") != NULL, "%s", c.out);
-	ck_assert(strstr(c.out, "hello from upstream") == NULL);
+	suffix_case(&c, "connect", "b\xc3\xbc" "cher.suffix.test",
+	    "HTTP/1.1 400", hello);
 	cmd_free(&c);
 	/* SOCKS5 carries any bytes: the name is refused, saying why. */
-	ck_assert_int_eq(egress_run(&c, NULL, allow_opt("*.suffix.test"),
-	    "--allow-host=127.0.0.1", "--", "proxy", "socks",
-	    ("b\xc3\xbc" "cher.suffix.test"), port_text(), NULL), 0);
-	ck_assert_msg(strstr(c.out, "socks reply 2") != NULL, "%s", c.out);
-	ck_assert(strstr(c.out, "hello from upstream") == NULL);
+	suffix_case(&c, "socks", "b\xc3\xbc" "cher.suffix.test",
+	    "socks reply 2", hello);
 	ck_assert_ptr_nonnull(ev = egress_event("punycode"));
 	ck_assert_msg(strstr(ev, "verdict=denied proto=socks5") != NULL, "%s",
 	    ev);
