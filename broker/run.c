@@ -489,6 +489,28 @@ cancel_if_asked(struct follow_state *fs, int cancel_fd)
 /* How long GO waits for a refused cancel to be taken (CANCEL_TRIES ms). */
 #define CANCEL_TRIES 1000
 
+/*
+ * Right before GO: a cancel that came while the create was committed is
+ * passed on now, so the helper, finding it at GO, never lets the payload
+ * go.  False when one was asked for and the helper would not take it in
+ * time (EPERM from a setuid helper, for CANCEL_TRIES ms): the caller
+ * then closes our end instead (on EOF the helper kills the held tree),
+ * and the command never runs.
+ */
+static bool
+may_send_go(struct follow_state *fs, int cancel_fd)
+{
+	int i;
+
+	cancel_if_asked(fs, cancel_fd);
+	for (i = 0; fs->cancel_asked && !fs->cancelled && i < CANCEL_TRIES;
+	    i++) {
+		(void)nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		cancel_if_asked(fs, cancel_fd);
+	}
+	return !fs->cancel_asked || fs->cancelled;
+}
+
 /* Gives the run up before GO: EOF makes the helper undo what it built. */
 static bool
 give_up(struct follow_state *fs, int sock, int err)
@@ -597,7 +619,6 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
     int sock, const cordon_config *cfg, const char *base)
 {
 	struct cordon_msg go = { .type = CORDON_MSG_GO };
-	int i;
 
 	/*
 	 * Required controls are checked at BACKEND, which then commits
@@ -620,18 +641,7 @@ let_go(struct follow_state *fs, struct cordon_result *r, struct pending *p,
 			return;
 		}
 	}
-	/*
-	 * A cancel while the create was committed: stop before GO.  One
-	 * the helper would not take in time closes our end instead: on EOF
-	 * it kills the held tree, and the command never runs.
-	 */
-	cancel_if_asked(fs, cfg->cancel_fd);
-	for (i = 0; fs->cancel_asked && !fs->cancelled && i < CANCEL_TRIES;
-	    i++) {
-		(void)nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-		cancel_if_asked(fs, cfg->cancel_fd);
-	}
-	if (fs->cancel_asked && !fs->cancelled) {
+	if (!may_send_go(fs, cfg->cancel_fd)) {
 		cordon_chan_shut(sock);
 		return;
 	}
