@@ -767,6 +767,40 @@ take_ids(const struct ns_ids *ids)
  */
 #define ORPHAN_BUSY_NS (5 * 1000000ULL)
 
+/* Whether the payload has ended, leaving it unreaped (it still counts). */
+static bool
+payload_ended(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT |
+	    __WALL) == 0 && si.si_pid == pid;
+}
+
+/*
+ * Reaps every ended child but the payload, which stays for the next
+ * test: reaped here, its end would go untested (a bomb that stopped at
+ * its refused fork just after a test found room).  waitid() names the
+ * first ended child; once that is the payload, the rest wait for the
+ * test after its end, and then for the namespace's teardown.
+ */
+static void
+reap_orphans(pid_t pid)
+{
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT |
+		    __WALL) < 0 && errno == EINTR)
+			continue;
+		if (si.si_pid == 0 || si.si_pid == pid)
+			return;
+		(void)waitpid(si.si_pid, NULL, __WALL);
+	}
+}
+
 /*
  * Waits for the payload: its wait status, or SPAWN_NPROC_FULL.
  *
@@ -780,54 +814,57 @@ take_ids(const struct ns_ids *ids)
  * whether the namespace is full.  A tree
  * that went past the cap since the last tick is still past it, unless
  * its own processes reaped what they forked; the payload's end is
- * tested at once, before anything is reaped, so a payload that stops at
- * its first refused fork is caught too.  The cost: an orphan's zombie
- * counts (as the kernel counts it) until the next tick.
+ * tested at once, and the payload is reaped only after a test that
+ * began after its end, so a payload that stops at its first refused
+ * fork is caught too, whenever a tick fell.  The cost: an orphan's
+ * zombie counts (as the kernel counts it) until the next tick.
  */
 static int
 wait_payload(pid_t pid, rlim_t past)
 {
 	uint64_t last = now_ns(), next = last + ORPHAN_TICK_NS, t;
 	struct timespec ts;
-	siginfo_t si;
 	sigset_t chld;
 	int status = 0;
+	bool ended;
 	pid_t p;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
+	while (past != 0) {
+		t = now_ns();
+		t = next > t ? next - t : 0;
+		ts.tv_sec = (time_t)(t / CORDON_NS_PER_SEC);
+		ts.tv_nsec = (long)(t % CORDON_NS_PER_SEC);
+		/* It is blocked; an exit brings the test forward. */
+		if (sigtimedwait(&chld, NULL, &ts) == SIGCHLD &&
+		    next > last + ORPHAN_BUSY_NS)
+			next = last + ORPHAN_BUSY_NS;
+		/* Read before the test: an end seen here is an end it covers. */
+		ended = payload_ended(pid);
+		if (!ended && now_ns() < next)
+			continue; /* an orphan: it waits for the tick */
+		if (ns_full(past))
+			return SPAWN_NPROC_FULL;
+		/* The test's own children's SIGCHLD: not an orphan's. */
+		while (sigtimedwait(&chld, NULL, &(struct timespec){ 0, 0 }) ==
+		    SIGCHLD)
+			;
+		if (ended)
+			break; /* tested after its end: now it may go */
+		reap_orphans(pid);
+		last = now_ns();
+		next = last + ORPHAN_TICK_NS;
+	}
 	for (;;) {
-		if (past != 0) {
-			t = now_ns();
-			t = next > t ? next - t : 0;
-			ts.tv_sec = (time_t)(t / CORDON_NS_PER_SEC);
-			ts.tv_nsec = (long)(t % CORDON_NS_PER_SEC);
-			/* It is blocked; an exit brings the test forward. */
-			if (sigtimedwait(&chld, NULL, &ts) == SIGCHLD &&
-			    next > last + ORPHAN_BUSY_NS)
-				next = last + ORPHAN_BUSY_NS;
-			memset(&si, 0, sizeof(si));
-			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
-			    WNOWAIT) == 0 && si.si_pid == 0 && now_ns() < next)
-				continue; /* an orphan: it waits for the tick */
-			if (ns_full(past))
-				return SPAWN_NPROC_FULL;
-			/* The test's own children's SIGCHLD: not an orphan's. */
-			while (sigtimedwait(&chld, NULL, &(struct timespec){ 0,
-			    0 }) == SIGCHLD)
-				;
-			last = now_ns();
-			next = last + ORPHAN_TICK_NS;
-		}
-		while ((p = waitpid(-1, &status, __WALL | (past != 0 ?
-		    WNOHANG : 0))) != 0) {
-			if (p < 0 && errno == EINTR)
-				continue;
-			if (p < 0)
-				_exit(126);
-			if (p == pid)
-				return status;
-		}
+		p = past != 0 ? waitpid(pid, &status, __WALL) :
+		    waitpid(-1, &status, __WALL);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			_exit(126);
+		if (p == pid)
+			return status;
 	}
 }
 
