@@ -452,9 +452,95 @@ cordon_proc_start_time(uint32_t pid)
 	return v;
 }
 
+bool
+cordon_path_absolute(const char *path)
+{
+	return path[0] == '/';
+}
+
+/* The default paths give no reason of their own here. */
+const char *
+cordon_plat_path_error(void)
+{
+	return "";
+}
+
+bool
+cordon_helper_exited(int status, int *code, int *sig)
+{
+	*code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	*sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	return WIFEXITED(status);
+}
+
+#define NOBODY_UID 65534
+
+/*
+ * Ours: made by the helper as us.  Root's linux-ns workdir was given to
+ * nobody before the sandbox was built (its init opens it as nobody), and
+ * that is the only other owner accepted, only for root: it lies in a base
+ * that is root's alone (helper/workdir.c), at the name of this run, whose
+ * lock the helper holds.
+ */
+int
+cordon_workdir_open(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && (st.st_uid == getuid() ||
+	    (getuid() == 0 && st.st_uid == NOBODY_UID)))
+		return fd;
+	close(fd);
+	return -1;
+}
+
+bool
+cordon_path_absent(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) < 0 && errno == ENOENT;
+}
+
+int
+cordon_create_private(const char *path)
+{
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+	    0600);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == EEXIST ? 0 : -CORDON_E_IO;
+}
+
+bool
+cordon_same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 /* The proxy and the payload's confinement to it exist here (proxy.c). */
 const char *
 cordon_plat_no_egress(void)
+{
+	return NULL;
+}
+
+/* linux-ns binds a path in; gate.c refuses the other backends. */
+const char *
+cordon_plat_no_binds(void)
 {
 	return NULL;
 }

@@ -1,0 +1,24 @@
+/*
+ * compat.h - what a C library lacks of the POSIX and BSD functions the
+ * shared code calls, declared here and defined in common/compat.c, which
+ * only the builds that need it compile (Makefile.am: mingw-w64 lacks
+ * all three).  config.h includes this file last, so shared code calls
+ * the functions it always did and holds no #ifdef for them.
+ */
+#ifndef CORDON_COMMON_COMPAT_H
+#define CORDON_COMMON_COMPAT_H
+
+#include <stddef.h>
+
+#if defined(HAVE_DECL_REALLOCARRAY) && !HAVE_DECL_REALLOCARRAY
+/* realloc of n * size bytes; NULL with ENOMEM if that overflows. */
+void *reallocarray(void *p, size_t n, size_t size);
+#endif
+#if defined(HAVE_DECL_STRNDUP) && !HAVE_DECL_STRNDUP
+char *strndup(const char *s, size_t n);
+#endif
+#if defined(HAVE_DECL_STRCHRNUL) && !HAVE_DECL_STRCHRNUL
+char *strchrnul(const char *s, int c);
+#endif
+
+#endif
