@@ -1,7 +1,7 @@
 /*
  * cli_plat.h - what the cordon command (cli.c) does differently on each
- * OS, one file per OS (Makefile.am's lists): cli_posix.c (Linux; POSIX
- * at-functions) and cli_win.c (Windows).  The library's own platform
+ * OS, one file per OS (Makefile.am's lists): cli_posix.c (Linux and
+ * macOS; POSIX at-functions) and cli_win.c (Windows).  The library's own platform
  * layer is plat.h.
  */
 #ifndef CORDON_BROKER_CLI_PLAT_H
@@ -58,9 +58,8 @@ char *cordon_cli_realpath(const char *path);
  * For the run: a pipe whose read end becomes the run's cancel fd
  * (cancel[0]; cancel[1] is what handler writes a byte to), handler for
  * the signals that end cordon, and the process made unreachable to the
- * payload where the OS allows (Linux: not dumpable, since on the floor
- * the payload has our uid and could otherwise ptrace us or reach the
- * trace through /proc/PID/fd).  0, or -1 with errno.
+ * payload where the OS allows (plat.h, cordon_plat_guard_self).  0, or
+ * -1 with errno.
  */
 int cordon_cli_guard(int cancel[2], void (*handler)(int));
 

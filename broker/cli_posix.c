@@ -1,7 +1,7 @@
 /*
- * cli_posix.c - the cordon command's platform part on Linux (cli_plat.h):
- * files through O_NOFOLLOW and the at-functions of a directory fd, the
- * signals, and the process made not dumpable.
+ * cli_posix.c - the cordon command's platform part on Linux and macOS
+ * (cli_plat.h): files through O_NOFOLLOW and the at-functions of a
+ * directory fd, and the signals.
  */
 #include "config.h"
 
@@ -14,12 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_plat.h"
+#include "plat.h"
 
 struct cordon_cli_result_file {
 	int dirfd;               /* FILE's directory */
@@ -168,7 +167,7 @@ cordon_cli_result_write(const struct cordon_cli_result_file *f,
 	int fd = -1, tries, e;
 
 	for (tries = 0; tries < 16 && fd < 0; tries++) {
-		if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		if (cordon_plat_random(&rnd, sizeof(rnd)) < 0)
 			return -1;
 		snprintf(tmp, sizeof(tmp), ".cordon-result-%016llx",
 		    (unsigned long long)rnd);
@@ -208,10 +207,16 @@ int
 cordon_cli_guard(int cancel[2], void (*handler)(int))
 {
 	struct sigaction sa;
+	int i;
 
-	(void)prctl(PR_SET_DUMPABLE, 0);
-	if (pipe2(cancel, O_CLOEXEC | O_NONBLOCK) < 0)
+	cordon_plat_guard_self();
+	if (pipe(cancel) < 0)
 		return -1;
+	/* No spawn runs in this process before the run: no window here. */
+	for (i = 0; i < 2; i++)
+		if (fcntl(cancel[i], F_SETFD, FD_CLOEXEC) < 0 ||
+		    fcntl(cancel[i], F_SETFL, O_NONBLOCK) < 0)
+			return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);

@@ -342,6 +342,7 @@ cordon_cli_realpath(const char *path)
 int
 cordon_cli_guard(int cancel[2], void (*handler)(int))
 {
+	cordon_plat_guard_self();
 	if (_pipe(cancel, 4096, _O_BINARY | _O_NOINHERIT) < 0)
 		return -1;
 	(void)signal(SIGINT, handler);

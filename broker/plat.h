@@ -165,6 +165,15 @@ void cordon_local_facts(void (*fn)(void *arg, const char *key,
     const char *value), void *arg);
 
 /*
+ * Keeps the payload, which may run with our uid, from reaching into this
+ * process for the run.  Linux: not dumpable (no ptrace, no
+ * /proc/PID/fd, which would reach the trace).  macOS: nothing to do - a
+ * process cannot take another's task port without the debugger
+ * entitlement.  Windows: nothing can (cli_win.c says why).
+ */
+void cordon_plat_guard_self(void);
+
+/*
  * Why this OS's build has no egress allow-list (--allow-host), or NULL
  * where it has one: the CLI refuses the flag with this reason (125),
  * never taking it and running without the list.
@@ -172,6 +181,8 @@ void cordon_local_facts(void (*fn)(void *arg, const char *key,
 const char *cordon_plat_no_egress(void);
 /* The same for --ro-bind: NULL where the backends can bind a path in. */
 const char *cordon_plat_no_binds(void);
+/* The OS, for messages: "Linux", "Windows", "macOS". */
+const char *cordon_plat_name(void);
 
 /*
  * Windows only (plat_win.c): removes path and all below it, read-only

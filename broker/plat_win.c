@@ -930,3 +930,15 @@ cordon_local_facts(void (*fn)(void *arg, const char *key,
 	}
 	fn(arg, "egress", cordon_plat_no_egress());
 }
+
+/* Nothing can: cli_win.c's header says why. */
+void
+cordon_plat_guard_self(void)
+{
+}
+
+const char *
+cordon_plat_name(void)
+{
+	return "Windows";
+}

@@ -1,6 +1,6 @@
 /*
  * compat.c - the replacements common/compat.h declares, for a C library
- * without them (mingw-w64's).  Each behaves as glibc's does.
+ * without them.  Each behaves as the library that has it does.
  */
 #include "config.h"
 
@@ -8,8 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#if !HAVE_DECL_REALLOCARRAY
+#if defined(HAVE_DECL_REALLOCARRAY) && !HAVE_DECL_REALLOCARRAY
 void *
 reallocarray(void *p, size_t n, size_t size)
 {
@@ -23,7 +24,7 @@ reallocarray(void *p, size_t n, size_t size)
 }
 #endif
 
-#if !HAVE_DECL_STRNDUP
+#if defined(HAVE_DECL_STRNDUP) && !HAVE_DECL_STRNDUP
 char *
 strndup(const char *s, size_t n)
 {
@@ -39,12 +40,35 @@ strndup(const char *s, size_t n)
 }
 #endif
 
-#if !HAVE_DECL_STRCHRNUL
+#if defined(HAVE_DECL_STRCHRNUL) && !HAVE_DECL_STRCHRNUL
 char *
 strchrnul(const char *s, int c)
 {
 	while (*s != '\0' && *s != (char)c)
 		s++;
 	return (char *)(uintptr_t)s;
+}
+#endif
+
+#if defined(HAVE_DECL_ISSETUGID) && !HAVE_DECL_ISSETUGID
+#include <sys/auxv.h>
+
+/*
+ * glibc: the kernel's AT_SECURE, set for a set-id exec and for one that
+ * gained capabilities - what the loader itself goes by.
+ */
+int
+issetugid(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+#endif
+
+#if defined(HAVE_DECL_SECURE_GETENV) && !HAVE_DECL_SECURE_GETENV
+/* macOS: nothing from the environment in a set-id process. */
+char *
+secure_getenv(const char *name)
+{
+	return issetugid() ? NULL : getenv(name);
 }
 #endif

@@ -1,9 +1,12 @@
 /*
  * compat.h - what a C library lacks of the POSIX and BSD functions the
- * shared code calls, declared here and defined in common/compat.c, which
- * only the builds that need it compile (Makefile.am: mingw-w64 lacks
- * all three).  config.h includes this file last, so shared code calls
- * the functions it always did and holds no #ifdef for them.
+ * shared code calls, declared here and defined in common/compat.c:
+ * mingw-w64 lacks reallocarray, strndup and strchrnul; glibc has no
+ * issetugid (compat.c asks the kernel's AT_SECURE, the same answer);
+ * macOS has no secure_getenv (compat.c: getenv unless issetugid) and
+ * no strchrnul or reallocarray before macOS 15.  config.h includes this
+ * file last, so shared code calls the functions it always did and holds
+ * no #ifdef for them.
  */
 #ifndef CORDON_COMMON_COMPAT_H
 #define CORDON_COMMON_COMPAT_H
@@ -19,6 +22,13 @@ char *strndup(const char *s, size_t n);
 #endif
 #if defined(HAVE_DECL_STRCHRNUL) && !HAVE_DECL_STRCHRNUL
 char *strchrnul(const char *s, int c);
+#endif
+#if defined(HAVE_DECL_SECURE_GETENV) && !HAVE_DECL_SECURE_GETENV
+char *secure_getenv(const char *name);
+#endif
+#if defined(HAVE_DECL_ISSETUGID) && !HAVE_DECL_ISSETUGID
+/* Whether this process was exec'd set-id (or gained privilege by exec). */
+int issetugid(void);
 #endif
 
 #endif

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,7 +107,7 @@ unmapped_owner_untrusted(const char *path, const struct stat *st)
 
 	if (!root_and_overflow_unmapped(&ov) || st->st_uid != ov)
 		return ""; /* not the case: the usual refusal */
-	if (getauxval(AT_SECURE) != 0)
+	if (issetugid())
 		return "a setuid cordon-helper trusts only a file root owns";
 	if (getuid() == ov || geteuid() == ov)
 		return "so are you, so it may be yours";

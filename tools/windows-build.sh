@@ -10,7 +10,7 @@
 # the broker, the policy parser, common/), and cordon.exe, linked whole
 # so it needs only Windows' own DLLs.  Left out, and refused by name
 # where asked for: the egress allow-list, --copy-in/--copy-out and
-# `cordon gc` (broker/absent_win.c; README.md, "Windows").
+# `cordon gc` (broker/absent.c; README.md, "Windows").
 set -u
 src=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)

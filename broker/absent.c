@@ -1,20 +1,21 @@
 /*
- * absent_win.c - what the Windows build of the broker leaves out, in its
- * source list instead of egress.c, proxy.c, files.c and gc.c
+ * absent.c - what the Windows and macOS builds of the broker leave out,
+ * in their source lists instead of egress.c, proxy.c, files.c and gc.c
  * (Makefile.am).  Each entry point refuses, naming why, so nothing asked
  * for is taken and then silently not done: the CLI refuses the flags
  * first (125), and a library caller gets the error.
  *
- *   egress.c, proxy.c   the --allow-host allow-list and its proxy: no
- *                       Windows meaning (cordon_plat_no_egress() says
- *                       why).  A run without patterns has no proxy, as
- *                       on Linux.
- *   files.c             --copy-in, --copy-out: not ported yet (its
- *                       copies walk the trees through openat and
- *                       O_NOFOLLOW, which Windows has no equivalent of);
- *                       --ro-bind: a Job Object has no mounts.
- *   gc.c                `cordon gc`: not ported yet (it takes each run's
- *                       flock and reclaims cgroups); a Windows helper
+ *   egress.c, proxy.c   the --allow-host allow-list and its proxy
+ *                       (cordon_plat_no_egress() says why: no Windows
+ *                       meaning; on macOS not ported yet, the proxy
+ *                       relays with Linux's splice).  A run without
+ *                       patterns has no proxy, as on Linux.
+ *   files.c             --copy-in, --copy-out: not ported yet (the copies
+ *                       use Linux's renameat2 and openat-based walks;
+ *                       Windows has no at-functions); --ro-bind: no
+ *                       mounts (cordon_plat_no_binds()).
+ *   gc.c                `cordon gc`: not ported yet (it reclaims
+ *                       cgroups and reads Linux's mount ids); a helper
  *                       removes its own workdir on every exit it sees.
  */
 #include "config.h"
@@ -87,18 +88,18 @@ cordon_proxy_record(const struct cordon_config *cfg, struct cordon_result *r)
 
 /* ---- files.c ------------------------------------------------------------- */
 
-#define NO_COPIES "not available on Windows yet: cordon.exe does not copy " \
-	"files in or out of the workdir"
+#define NO_COPIES "not available on %s yet: cordon does not copy files " \
+	"in or out of the workdir there"
 
 int
 cordon_files_check(const cordon_config *cfg, char *err, size_t errsz)
 {
 	if (cfg->ncopy_in != 0)
 		(void)snprintf(err, errsz, "--copy-in %s: " NO_COPIES,
-		    cfg->copy_in[0].src);
+		    cfg->copy_in[0].src, cordon_plat_name());
 	else if (cfg->ncopy_out != 0)
 		(void)snprintf(err, errsz, "--copy-out %s: " NO_COPIES,
-		    cfg->copy_out[0].src);
+		    cfg->copy_out[0].src, cordon_plat_name());
 	else if (cfg->nbinds != 0)
 		(void)snprintf(err, errsz, "--ro-bind %s: %s",
 		    cfg->binds[0].src, cordon_plat_no_binds());
@@ -111,7 +112,8 @@ int
 cordon_copy_in(int wdfd, const struct cordon_copy *c, uint64_t limit,
     char *err, size_t errsz)
 {
-	(void)snprintf(err, errsz, "--copy-in %s: " NO_COPIES, c->src);
+	(void)snprintf(err, errsz, "--copy-in %s: " NO_COPIES, c->src,
+	    cordon_plat_name());
 	return -1;
 }
 
@@ -119,7 +121,8 @@ int
 cordon_copy_out(int wdfd, const struct cordon_copy *c, uint64_t limit,
     const char *tag, char *err, size_t errsz)
 {
-	(void)snprintf(err, errsz, "--copy-out %s: " NO_COPIES, c->src);
+	(void)snprintf(err, errsz, "--copy-out %s: " NO_COPIES, c->src,
+	    cordon_plat_name());
 	return -1;
 }
 
@@ -129,16 +132,16 @@ int
 cordon_gc(const cordon_config *cfg, char *msg, size_t msgsz)
 {
 	if (msg != NULL)
-		(void)snprintf(msg, msgsz, "not available on Windows yet: "
-		    "cordon.exe cannot yet tell a dead run's workdir from a "
-		    "live one's (Linux uses each run's flock)");
+		(void)snprintf(msg, msgsz, "not available on %s yet: cordon "
+		    "cannot yet tell a dead run's workdir from a live one's "
+		    "there (Linux uses each run's flock)", cordon_plat_name());
 	return -CORDON_E_UNAVAIL;
 }
 
 /*
  * After each run: nothing to sweep, since cordon_gc reclaims nothing
- * here (a Windows helper removes its own workdir; what a killed one
- * left stays, and the run's record says so).
+ * here (the helper removes its own workdir; what a killed one left
+ * stays, and the run's record says so).
  */
 void
 cordon_gc_sweep(const char *base)
