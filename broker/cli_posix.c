@@ -63,7 +63,8 @@ cordon_cli_json_fd(int fd, char *why, size_t whysz)
 	else if ((fl & O_ACCMODE) != O_WRONLY && (fl & O_ACCMODE) != O_RDWR)
 		(void)snprintf(why, whysz, "is not open for writing");
 	else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		(void)snprintf(why, whysz, ": %s", strerror(errno));
+		(void)snprintf(why, whysz, "cannot be made close-on-exec: %s",
+		    strerror(errno));
 	else
 		return 0;
 	return -1;

@@ -29,8 +29,6 @@
 #include "policy.h"
 #include "wire.h"
 
-extern char **environ;
-
 /*
  * Starts the helper with its end of a fresh socketpair on fd 3 and an
  * empty environment; it needs nothing of ours but the request (and a

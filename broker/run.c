@@ -45,8 +45,6 @@
 #include "trace.h"
 #include "wire.h"
 
-extern char **environ;
-
 #define MAX_EVENTS 16
 
 /* Events received but not yet committed to the trace. */

@@ -120,6 +120,7 @@ cat >"$out/config.h" <<'EOH'
 #define HAVE_DECL_STRCHRNUL 0
 #define HAVE_DECL_SECURE_GETENV 0
 #define HAVE_DECL_ISSETUGID 1
+#define HAVE_DECL_ENVIRON 0
 #include "compat.h"
 EOH
 for target in aarch64-macos x86_64-macos; do
