@@ -62,7 +62,9 @@ t0=$(date +%s)
 # channel (common/frame.c), with echo.exe standing in for the helper.
 chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
     $src/common/wire_broker.c $src/common/buf.c $src/common/types.c
-    $src/common/ids.c $src/common/winutil.c"
+    $src/common/ids.c $src/common/winutil.c
+    $src/policy/policy_win.c $src/policy/policy.c $src/common/parse.c
+    $src/common/compat.c"
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -I"$src/broker" -o "$out/echo.exe" \
     "$src/tests/windows/echo.c" $chansrc || exit 99
@@ -70,8 +72,7 @@ chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
 "$MINGW_CC" $(echo "$wflags" | sed 's/ -municode//') -I"$src/broker" \
     -o "$out/chan.exe" \
     "$src/tests/windows/chan.c" "$src/broker/plat_win.c" $chansrc \
-    "$src/policy/policy_win.c" "$src/policy/policy.c" \
-    "$src/common/parse.c" "$src/common/compat.c" -lbcrypt || exit 99
+    -lbcrypt || exit 99
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -o "$out/kids.exe" "$src/tests/windows/kids.c" || exit 99
 echo "# cross-built in $(( $(date +%s) - t0 )) s: driver.exe $(wc -c <"$out/driver.exe") bytes"
