@@ -347,6 +347,13 @@ if [ -f "$exe" ]; then
 		ok=$?
 		result "cordon.exe run $flag: 125, nothing run or made (got $rc: $(head -n 1 "$tmp/err"))" "$ok"
 	done
+	c help
+	[ "$rc" -eq 0 ] && grep -q '^usage: cordon run' "$tmp/out"
+	result "cordon.exe help: the usage, 0 (got $rc)" $?
+	c run --wall 1
+	[ "$rc" -eq 125 ] && grep -q 'run: no command given' "$tmp/err" &&
+	    [ ! -e "$state" ]
+	result "cordon.exe run without a command: 125, nothing made (got $rc)" $?
 	c gc
 	[ "$rc" -eq 125 ] && grep -q 'gc: not available on Windows yet' "$tmp/err"
 	result "cordon.exe gc: 125, saying it is not ported (got $rc)" $?
