@@ -14,27 +14,24 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_plat.h"
 #include "egress.h"
 #include "env.h"
 #include "internal.h"
 #include "json.h"
 #include "parse.h"
 #include "policy.h"
+#include "policy_parser.h"
 #include "trace.h"
 
 #define EXIT_SANDBOX 125
@@ -88,7 +85,7 @@ static const char usage_text[] =
 "was hit; 125 if cordon failed; 126 if the command cannot run; 127 if not found\n";
 
 static void
-usage_error(const char *fmt_, ...) __attribute__((format(printf, 1, 2), noreturn));
+usage_error(const char *fmt_, ...) __attribute__((format(CORDON_PRINTF, 1, 2), noreturn));
 
 static void
 usage_error(const char *fmt_, ...)
@@ -141,7 +138,7 @@ set_path(int (*setter)(cordon_config *, const char *), cordon_config *cfg,
 
 	if (arg[0] == '\0')
 		usage_error("%s: empty path", flag);
-	if (arg[0] != '/') {
+	if (!cordon_path_absolute(arg)) {
 		if (getcwd(cwd, sizeof(cwd)) == NULL ||
 		    asprintf(&abs, "%s/%s", cwd, arg) < 0)
 			usage_error("%s: cannot make '%s' absolute", flag, arg);
@@ -224,13 +221,15 @@ add_files(cordon_config *cfg, int kind, const char *flag, const char *arg)
 
 	if (src == NULL || src[0] == '\0' || src[0] == ':')
 		usage_error("%s: '%s' names no path", flag, arg);
-	if ((dest = strchr(src, ':')) != NULL)
+	if ((dest = cordon_cli_dest_sep(src)) != NULL)
 		*dest++ = '\0';
 	if (dest != NULL && dest[0] == '\0')
 		usage_error("%s: '%s' has an empty destination", flag, arg);
+	if (kind == 2 && cordon_plat_no_binds() != NULL)
+		usage_error("%s: %s", flag, cordon_plat_no_binds());
 	if (kind == 2) {
 		/* The path the invoker means, canonical: no "..", no links. */
-		if ((abs = realpath(src, NULL)) == NULL)
+		if ((abs = cordon_cli_realpath(src)) == NULL)
 			usage_error("%s: %s: %s", flag, src, strerror(errno));
 		r = cordon_config_add_ro_bind(cfg, abs, dest);
 		if (r == -CORDON_E_INVAL)
@@ -528,15 +527,8 @@ static struct output { const char *path; bool created; } outputs[2];
 static int
 open_one(struct output *o, const char *path)
 {
-	int fd;
-
 	o->path = path;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0644);
-	o->created = fd >= 0;
-	if (fd < 0 && errno == EEXIST)
-		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	return fd;
+	return cordon_cli_open_output(path, &o->created);
 }
 
 /* A run refused after open_output: the files made for it go again. */
@@ -567,14 +559,12 @@ output_error(const char *flag, const char *path)
 static void
 open_output(cordon_config *cfg, const char *out, const char *err)
 {
-	struct stat a, b;
 	int ofd = -1, efd = -1;
 
 	if (out != NULL && (ofd = open_one(&outputs[0], out)) < 0)
 		output_error("--stdout", out);
 	if (err != NULL) {
-		if (ofd >= 0 && stat(err, &b) == 0 && fstat(ofd, &a) == 0 &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		if (ofd >= 0 && cordon_cli_same_file(ofd, err))
 			efd = ofd;
 		else if ((efd = open_one(&outputs[1], err)) < 0)
 			output_error("--stderr", err);
@@ -593,8 +583,7 @@ open_output(cordon_config *cfg, const char *out, const char *err)
  */
 struct record_dest {
 	int fd;                  /* --json-fd N, or -1 */
-	int dirfd;               /* --result FILE's directory, or -1 */
-	char *name;              /* FILE's last component */
+	struct cordon_cli_result_file *file; /* --result FILE, or NULL */
 	const char *path;        /* FILE as given, for messages */
 };
 
@@ -608,137 +597,32 @@ static const char *const stdio_name[] = { "stdin", "stdout", "stderr" };
 static void
 check_json_fd(int fd)
 {
-	int fl;
+	char why[CORDON_MAX_TEXT_LEN];
 
 	if (fd <= 2)
 		usage_error("--json-fd: %d is the command's %s; give an fd of "
 		    "its own (3 or above), or use --json", fd, stdio_name[fd]);
-	if ((fl = fcntl(fd, F_GETFL)) < 0)
-		usage_error("--json-fd: fd %d is not open", fd);
-	if ((fl & O_ACCMODE) != O_WRONLY && (fl & O_ACCMODE) != O_RDWR)
-		usage_error("--json-fd: fd %d is not open for writing", fd);
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		usage_error("--json-fd: fd %d: %s", fd, strerror(errno));
-}
-
-/*
- * FILE's directory is opened now, so the record lands in the directory
- * that was meant even if a path above it changes during the run.  FILE
- * itself must be absent or a regular file: a symlink is refused rather
- * than replaced, as --stdout refuses one (and one planted during the run
- * is replaced by the rename, never followed).
- */
-static void
-open_result_dir(const char *path, struct record_dest *d)
-{
-	struct stat st;
-	const char *slash = strrchr(path, '/');
-	char *dir;
-
-	d->path = path;
-	if ((d->name = strdup(slash != NULL ? slash + 1 : path)) == NULL ||
-	    (dir = slash == NULL ? strdup(".") : slash == path ? strdup("/") :
-	    strndup(path, (size_t)(slash - path))) == NULL)
-		usage_error("out of memory");
-	if (d->name[0] == '\0' || strcmp(d->name, ".") == 0 ||
-	    strcmp(d->name, "..") == 0)
-		usage_error("--result: '%s' names a directory, not a file", path);
-	if ((d->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		usage_error("--result: %s: %s", dir, strerror(errno));
-	if (faccessat(d->dirfd, ".", W_OK | X_OK, 0) < 0)
-		usage_error("--result: cannot create files in %s: %s", dir,
-		    strerror(errno));
-	if (fstatat(d->dirfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISLNK(st.st_mode))
-			usage_error("--result: %s is a symbolic link; cordon "
-			    "never writes through one (name its target)", path);
-		if (!S_ISREG(st.st_mode))
-			usage_error("--result: %s exists and is not a regular "
-			    "file", path);
-	} else if (errno != ENOENT) {
-		usage_error("--result: %s: %s", path, strerror(errno));
-	}
-	free(dir);
+	if (cordon_cli_json_fd(fd, why, sizeof(why)) < 0)
+		usage_error("--json-fd: fd %d %s", fd, why);
 }
 
 static void
 record_dest_open(const struct opts *o, struct record_dest *d)
 {
+	char why[CORDON_MAX_TEXT_LEN];
+
 	d->fd = -1;
-	d->dirfd = -1;
-	d->name = NULL;
+	d->file = NULL;
 	d->path = NULL;
 	if (o->json_fd >= 0) {
 		check_json_fd(o->json_fd);
 		d->fd = o->json_fd;
 	}
-	if (o->result_path != NULL)
-		open_result_dir(o->result_path, d);
-}
-
-/* All of buf to fd, waiting out a non-blocking fd the invoker gave us. */
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	struct pollfd p = { .fd = fd, .events = POLLOUT, .revents = 0 };
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) >= 0) {
-			buf += n;
-			len -= (size_t)n;
-		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			(void)poll(&p, 1, -1);
-		} else if (errno != EINTR) {
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/*
- * FILE, atomically: a fresh temp file in its directory (O_EXCL and
- * O_NOFOLLOW, so nothing planted there is opened), mode 0600 whatever the
- * umask, written and synced, then renamed over FILE.  A reader sees the
- * old FILE or the whole record, never a part.  On failure the temp file
- * is removed and errno says why.
- */
-static int
-write_result_file(const struct record_dest *d, const char *rec, size_t len)
-{
-	char tmp[64];
-	uint64_t rnd = 0;
-	int fd = -1, tries, e;
-
-	for (tries = 0; tries < 16 && fd < 0; tries++) {
-		if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			return -1;
-		snprintf(tmp, sizeof(tmp), ".cordon-result-%016llx",
-		    (unsigned long long)rnd);
-		fd = openat(d->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-		    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			return -1;
-	}
-	if (fd < 0)
-		return -1;
-	if (fchmod(fd, 0600) < 0 || write_all(fd, rec, len) < 0 ||
-	    fsync(fd) < 0) {
-		e = errno;
-		close(fd);
-		goto fail;
-	}
-	if (close(fd) < 0) {
-		e = errno;
-		goto fail;
-	}
-	if (renameat(d->dirfd, tmp, d->dirfd, d->name) == 0)
-		return 0;
-	e = errno;
-fail:
-	(void)unlinkat(d->dirfd, tmp, 0);
-	errno = e;
-	return -1;
+	d->path = o->result_path;
+	if (o->result_path != NULL &&
+	    cordon_cli_result_open(o->result_path, &d->file, why,
+	    sizeof(why)) < 0)
+		usage_error("--result: %s", why);
 }
 
 /* The record (json plus a newline) to each destination: 0 or 125. */
@@ -756,7 +640,7 @@ record_dest_write(struct record_dest *d, const char *json)
 	memcpy(rec, json, len);
 	memcpy(rec + len, "\n", 2);
 	if (d->fd >= 0) {
-		if (write_all(d->fd, rec, len + 1) < 0) {
+		if (cordon_cli_write_all(d->fd, rec, len + 1) < 0) {
 			fprintf(stderr, "cordon: --json-fd: cannot write the "
 			    "result to fd %d: %s\n", d->fd, strerror(errno));
 			rc = EXIT_SANDBOX;
@@ -765,7 +649,8 @@ record_dest_write(struct record_dest *d, const char *json)
 		(void)close(d->fd);
 		d->fd = -1;
 	}
-	if (d->dirfd >= 0 && write_result_file(d, rec, len + 1) < 0) {
+	if (d->file != NULL &&
+	    cordon_cli_result_write(d->file, rec, len + 1) < 0) {
 		fprintf(stderr, "cordon: --result: cannot write %s: %s\n",
 		    d->path, strerror(errno));
 		rc = EXIT_SANDBOX;
@@ -777,11 +662,8 @@ record_dest_write(struct record_dest *d, const char *json)
 static void
 record_dest_close(struct record_dest *d)
 {
-	if (d->dirfd >= 0)
-		(void)close(d->dirfd);
-	free(d->name);
-	d->dirfd = -1;
-	d->name = NULL;
+	cordon_cli_result_close(d->file);
+	d->file = NULL;
 }
 
 /*
@@ -824,27 +706,17 @@ run_config(int argc, char **argv, cordon_config *cfg, struct opts *o)
 }
 
 /*
- * Not dumpable while the run lasts: on the floor the payload has our uid
- * and could otherwise ptrace us or reach the trace through /proc/PID/fd.
  * Signals cancel the run through the library (cfg's cancel fd), so the
- * trace is whole.
+ * trace is whole; the platform also keeps the payload from reaching
+ * into us (cli_plat.h).
  */
 static int
 guard_run(cordon_config *cfg)
 {
-	struct sigaction sa;
-
-	(void)prctl(PR_SET_DUMPABLE, 0);
-	if (pipe2(cancel_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (cordon_cli_guard(cancel_pipe, on_signal) < 0) {
 		fprintf(stderr, "cordon: pipe: %s\n", strerror(errno));
 		return -1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	(void)sigaction(SIGINT, &sa, NULL);
-	(void)sigaction(SIGTERM, &sa, NULL);
-	(void)sigaction(SIGHUP, &sa, NULL);
 	cordon_config_set_cancel_fd(cfg, cancel_pipe[0]);
 	return 0;
 }
@@ -900,8 +772,8 @@ emit_record(const struct opts *o, struct record_dest *rd,
 	 * payload: a reader gone from --json-fd or stdout is an error (125),
 	 * not a silent kill.
 	 */
-	(void)signal(SIGPIPE, SIG_IGN);
-	if (!o->json && rd->fd < 0 && rd->dirfd < 0)
+	cordon_cli_ignore_sigpipe();
+	if (!o->json && rd->fd < 0 && rd->file == NULL)
 		return status;
 	if (cordon_result_json(res, &json) < 0) {
 		fprintf(stderr, "cordon: cannot format the result\n");
@@ -977,7 +849,9 @@ open_trace(const cordon_config *cfg, struct cordon_trace **t)
 	else if (cordon_default_trace_path(&path) < 0)
 		path = NULL;
 	if (path == NULL) {
-		fprintf(stderr, "cordon: cannot find the trace database\n");
+		fprintf(stderr, "cordon: cannot find the trace database%s%s\n",
+		    *cordon_plat_path_error() != '\0' ? ": " : "",
+		    cordon_plat_path_error());
 		return -1;
 	}
 	if ((r = cordon_trace_open(path, t)) < 0) {
@@ -1476,8 +1350,8 @@ cmd_policy(int argc, char **argv, cordon_config *cfg)
 	enum cordon_policy_kind got = CORDON_KIND_ANY;
 	struct cordon_policy pol;
 	struct cordon_profile prof;
-	struct stat st;
-	char err[CORDON_MAX_TEXT_LEN] = "";
+	char err[CORDON_MAX_TEXT_LEN] = "", *text = NULL;
+	size_t len = 0;
 	int i;
 
 	if (argc < 2 || strcmp(argv[1], "check") != 0)
@@ -1489,9 +1363,9 @@ cmd_policy(int argc, char **argv, cordon_config *cfg)
 		usage_error("policy check: expected one FILE");
 	cordon_profile_init(&prof);
 	/* Owned by root or by you (a draft), and not writable by others. */
-	if (cordon_policy_read_file(argv[i], getuid(), opt_kind, &got, &pol,
-	    &prof, err, sizeof(err)) < 0 || egress_check(got, &pol, &prof, err,
-	    sizeof(err)) < 0) {
+	if (cordon_policy_read_file(argv[i], cordon_policy_self(), opt_kind,
+	    &got, &pol, &prof, err, sizeof(err)) < 0 ||
+	    egress_check(got, &pol, &prof, err, sizeof(err)) < 0) {
 		cordon_profile_free(&prof);
 		fprintf(stderr, "cordon: %s\n", err);
 		return EXIT_SANDBOX;
@@ -1499,10 +1373,12 @@ cmd_policy(int argc, char **argv, cordon_config *cfg)
 	cordon_profile_free(&prof);
 	printf("%s: ok (%s)\n", argv[i], got == CORDON_KIND_POLICY ?
 	    "system policy" : "profile");
-	if (got == CORDON_KIND_POLICY && stat(argv[i], &st) == 0 &&
-	    st.st_uid != 0)
-		printf("note: owned by uid %u; as the system policy it must be "
-		    "owned by root\n", (unsigned)st.st_uid);
+	/* Allowed as your draft, but the helper would refuse it. */
+	if (got == CORDON_KIND_POLICY && cordon_policy_read_text(argv[i],
+	    (uid_t)-1, &text, &len, err, sizeof(err)) == -CORDON_E_POLICY)
+		printf("note: as the system policy it would be refused: %s\n",
+		    err);
+	free(text);
 	return 0;
 }
 

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "env.h"
 #include "egress.h"
@@ -135,7 +134,8 @@ set_path(char **slot, const char *path)
 	char *copy = NULL;
 
 	if (path != NULL) {
-		if (path[0] != '/' || strlen(path) > CORDON_MAX_PATH_LEN)
+		if (!cordon_path_absolute(path) ||
+		    strlen(path) > CORDON_MAX_PATH_LEN)
 			return -CORDON_E_INVAL;
 		if ((copy = strdup(path)) == NULL)
 			return -CORDON_E_NOMEM;
@@ -394,8 +394,8 @@ cordon_config_load_profile(cordon_config *cfg, const char *name, char *err,
 		    "(set XDG_CONFIG_HOME or HOME)");
 		goto out;
 	}
-	ru = cordon_policy_read_file(upath, getuid(), CORDON_KIND_PROFILE, NULL,
-	    NULL, &usr, err, errsz);
+	ru = cordon_policy_read_file(upath, cordon_policy_self(),
+	    CORDON_KIND_PROFILE, NULL, NULL, &usr, err, errsz);
 	if ((r = ru) < 0 && ru != -CORDON_E_NOTFOUND)
 		goto out;
 	if (rs == -CORDON_E_NOTFOUND && ru == -CORDON_E_NOTFOUND) {

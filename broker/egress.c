@@ -34,6 +34,7 @@
 
 #include "cordon.h"
 #include "egress.h"
+#include "proxy_req.h"
 #include "policy.h"
 
 bool
@@ -346,54 +347,6 @@ cordon_egress_ceiling_parse(const struct cordon_policy *pol,
 	    pol->allow_hosts_max_line, strncmp(why, flag, sizeof(flag) - 1) ==
 	    0 ? why + sizeof(flag) - 1 : why);
 	return -CORDON_E_POLICY;
-}
-
-int
-cordon_egress_list_join(char *const *pats, size_t n, char **out)
-{
-	size_t i, len = 1, off = 0;
-	char *s;
-
-	*out = NULL;
-	for (i = 0; i < n; i++)
-		len += strlen(pats[i]) + 2;
-	if ((s = malloc(len)) == NULL)
-		return -CORDON_E_NOMEM;
-	s[0] = '\0';
-	for (i = 0; i < n; i++)
-		off += (size_t)snprintf(s + off, len - off, "%s%s",
-		    i == 0 ? "" : ", ", pats[i]);
-	*out = s;
-	return 0;
-}
-
-int
-cordon_egress_list_split(const char *text, char ***out, size_t *n)
-{
-	const char *s = text, *e;
-	char **v;
-	size_t k = 0, len;
-
-	*out = NULL;
-	*n = 0;
-	if (text == NULL)
-		return -CORDON_E_NOMEM;
-	for (e = text; *e != '\0'; e++)
-		k += *e == ',';
-	if ((v = calloc(k + 2, sizeof(*v))) == NULL)
-		return -CORDON_E_NOMEM;
-	*out = v;
-	while (*s != '\0') {
-		s += strspn(s, " ,");
-		len = strcspn(s, " ,");
-		if (len == 0)
-			break;
-		if ((v[*n] = strndup(s, len)) == NULL)
-			return -CORDON_E_NOMEM;
-		(*n)++;
-		s += len;
-	}
-	return 0;
 }
 
 struct range {

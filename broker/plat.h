@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 
 struct cordon_msg;
 
@@ -108,6 +109,16 @@ int cordon_invoker(uint32_t *uid, char **user);
  */
 int cordon_default_trace_path(char **out);
 int cordon_default_workdir_base(char **out);
+/*
+ * Why this thread's last cordon_default_trace_path or
+ * cordon_default_workdir_base failed, for the message, or "" when it
+ * gave no reason.  Windows: an existing %LOCALAPPDATA%\cordon (or runs)
+ * that is not the invoker's own is refused, saying whose it is.
+ */
+const char *cordon_plat_path_error(void);
+/* Whether path is absolute: Linux "/...", Windows "X:\..." or UNC. */
+bool cordon_path_absolute(const char *path);
+
 /* The user's profile NAME (a name config.c checked). */
 int cordon_user_profile_path(char **out, const char *name);
 
@@ -146,11 +157,32 @@ int cordon_plat_random(void *buf, size_t n);
 uint64_t cordon_proc_start_time(uint32_t pid);
 
 /*
+ * What `cordon probe` finds here without privilege, each fact given to
+ * fn (which may ignore the rest).  Linux: probe_linux.c (the kernel,
+ * namespaces, seccomp, Landlock, cgroups); Windows: the Windows version.
+ */
+void cordon_local_facts(void (*fn)(void *arg, const char *key,
+    const char *value), void *arg);
+
+/*
+ * Keeps the payload, which may run with our uid, from reaching into this
+ * process for the run.  Linux: not dumpable (no ptrace, no
+ * /proc/PID/fd, which would reach the trace).  macOS: nothing to do - a
+ * process cannot take another's task port without the debugger
+ * entitlement.  Windows: nothing can (cli_win.c says why).
+ */
+void cordon_plat_guard_self(void);
+
+/*
  * Why this OS's build has no egress allow-list (--allow-host), or NULL
  * where it has one: the CLI refuses the flag with this reason (125),
  * never taking it and running without the list.
  */
 const char *cordon_plat_no_egress(void);
+/* The same for --ro-bind: NULL where the backends can bind a path in. */
+const char *cordon_plat_no_binds(void);
+/* The OS, for messages: "Linux", "Windows", "macOS". */
+const char *cordon_plat_name(void);
 
 /*
  * Windows only (plat_win.c): removes path and all below it, read-only
@@ -159,5 +191,43 @@ const char *cordon_plat_no_egress(void);
  * which Windows paths have no equivalent of.
  */
 int cordon_plat_remove_tree(const char *path);
+
+/*
+ * How the helper ended, from cordon_wait_helper's status: true if it
+ * exited, with its code in *code; false if it was killed, with the
+ * signal in *sig (Windows: 9 for a process ended by TerminateProcess or
+ * with a code over 255, which plat_win.c reports as killed).
+ */
+bool cordon_helper_exited(int status, int *code, int *sig);
+
+/*
+ * The run's workdir at path, opened without following a link (an fd the
+ * caller closes), if it is a directory of ours; -1 if not.  Linux: ours
+ * is owned by our uid (or, for root, by nobody: root's linux-ns workdir,
+ * given away before the sandbox was built).  Windows: owned by our SID,
+ * not a reparse point.
+ */
+int cordon_workdir_open(const char *path);
+/* Whether nothing at all is at path (a link is something). */
+bool cordon_path_absent(const char *path);
+
+/*
+ * Creates the file at path readable and writable by the invoker alone,
+ * if nothing is there (what is there is not touched): the trace, whose
+ * -wal and -shm files SQLite makes with the database's permissions.
+ * Linux: mode 0600 whatever the umask.  Windows: the protected DACL of
+ * %LOCALAPPDATA%\cordon.  0 or -CORDON_E_IO.
+ */
+int cordon_create_private(const char *path);
+
+/*
+ * Whether a and b (stat results of one path at two times) are the same
+ * file, unchanged: session.c re-reads the system policy otherwise.
+ * Linux: device, inode, size, mtime and ctime to the nanosecond.
+ * Windows: mingw's stat has no inode and whole seconds only, so size,
+ * mtime and ctime in seconds - an edit within the same second that
+ * keeps the size is not seen until the next second's.
+ */
+bool cordon_same_file(const struct stat *a, const struct stat *b);
 
 #endif

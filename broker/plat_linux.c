@@ -1,130 +1,41 @@
 /*
- * plat_linux.c - the broker's platform layer on Linux (plat.h): the
- * helper on a SOCK_SEQPACKET socketpair, one message a datagram
- * (common/wire.c), and the XDG base directories.
+ * plat_linux.c - the broker's platform layer on Linux (plat.h), beside
+ * what it shares with macOS (plat_posix.c): the helper's channel a
+ * SOCK_SEQPACKET socketpair, one message a datagram (common/wire.c,
+ * EGRESS's fd by SCM_RIGHTS), the XDG base directories, getrandom(2),
+ * /proc start times.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pwd.h>
-#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
-#include "policy.h"
+#include "plat_posix.h"
 #include "wire.h"
 
-/*
- * Starts the helper with its end of a fresh socketpair on fd 3 and an
- * empty environment; it needs nothing of ours but the request (and a
- * test knob, below).  Only the
- * sanitizer build (for tests; configure refuses it for a setuid helper)
- * passes the sanitizer options on, so that the helper's reports land
- * where the test suite collects them (tests/sanitized.sh).
- *
- * posix_spawn, not fork: glibc's child shares our memory until it execs
- * (CLONE_VM | CLONE_VFORK), so the broker's page tables - sqlite's
- * mapping of the trace among them - are not copied for a child that only
- * moves one fd and execs; that copy was the largest part of the broker's
- * own cost per run.  dup2 of an fd onto itself clears its close-on-exec
- * flag (POSIX 2017, glibc >= 2.29), which covers sv[1] already being 3.
- * An exec failure comes back from posix_spawn itself, in errno here.
- */
 int
-cordon_start_helper_io(const char *path, pid_t *pid, int *sock, int infd,
-    int outfd, int errfd)
+cordon_plat_chan_pair(int sv[2])
 {
-	char *henv[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
-	char confdir[CORDON_MAX_PATH_LEN + 32];
-	char *const hargv[] = { "cordon-helper", NULL };
-	posix_spawn_file_actions_t fa;
-	size_t i, k = 0;
-	int sv[2], e, fd;
-#ifdef CORDON_SANITIZERS
-	for (i = 0; environ != NULL && environ[i] != NULL && k < 3; i++)
-		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0 ||
-		    strncmp(environ[i], "UBSAN_OPTIONS=", 14) == 0 ||
-		    strncmp(environ[i], "LSAN_OPTIONS=", 13) == 0)
-			henv[k++] = environ[i];
-#endif
-	/*
-	 * The tests' knobs, each of which only a helper that is not setuid
-	 * honours: "pretend an older Landlock" (it can only weaken the
-	 * caller's own run, whose result then says what was not applied)
-	 * and the cgroup the runs go under (a setuid helper keeps the
-	 * system's choice).
-	 */
-	for (i = 0; environ != NULL && environ[i] != NULL; i++)
-		if (strncmp(environ[i], "CORDON_TEST_LANDLOCK_ABI=", 25) == 0 ||
-		    strncmp(environ[i], "CORDON_CGROUP_PARENT=", 21) == 0)
-			if (k < sizeof(henv) / sizeof(henv[0]) - 2)
-				henv[k++] = environ[i];
-
-	/* The test suite's configuration directory (policy.h), if honoured. */
-	if (strcmp(cordon_confdir(), CORDON_SYSCONFDIR) != 0 &&
-	    (size_t)snprintf(confdir, sizeof(confdir), "CORDON_CONFDIR=%s",
-	    cordon_confdir()) < sizeof(confdir))
-		henv[k++] = confdir;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -CORDON_E_HELPER;
-	/*
-	 * The payload's stdin and output files become the helper's fds 0-2
-	 * (helper/helper.c passes them on, or pumps into them under an output cap):
-	 * no fd travels over the socket.  Our end is moved above fd 3 first,
-	 * so that neither of those dup2s can land on it.
-	 */
-	if (sv[1] <= CORDON_HELPER_FD) {
-		fd = fcntl(sv[1], F_DUPFD_CLOEXEC, CORDON_HELPER_FD + 1);
-		close(sv[1]);
-		if ((sv[1] = fd) < 0) {
-			close(sv[0]);
-			return -CORDON_E_HELPER;
-		}
-	}
-	if ((e = posix_spawn_file_actions_init(&fa)) == 0) {
-		if ((infd < 0 ||
-		    (e = posix_spawn_file_actions_adddup2(&fa, infd, 0)) == 0) &&
-		    (outfd < 0 ||
-		    (e = posix_spawn_file_actions_adddup2(&fa, outfd, 1)) == 0) &&
-		    (errfd < 0 ||
-		    (e = posix_spawn_file_actions_adddup2(&fa, errfd, 2)) == 0) &&
-		    (e = posix_spawn_file_actions_adddup2(&fa, sv[1],
-		    CORDON_HELPER_FD)) == 0 &&
-		    (e = posix_spawn_file_actions_addclosefrom_np(&fa,
-		    CORDON_HELPER_FD + 1)) == 0)
-			e = posix_spawn(pid, path, &fa, NULL, hargv, henv);
-		posix_spawn_file_actions_destroy(&fa);
-	}
-	close(sv[1]);
-	if (e != 0) {
-		close(sv[0]);
-		errno = e;
-		return -CORDON_E_HELPER;
-	}
-	*sock = sv[0];
-	return 0;
+	return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv);
 }
 
+/* glibc closes the rest in the child itself. */
 int
-cordon_wait_helper(pid_t pid)
+cordon_plat_spawn_closefrom(posix_spawn_file_actions_t *fa,
+    posix_spawnattr_t *attr, int from)
 {
-	int status = 0;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return status;
+	(void)attr;
+	return posix_spawn_file_actions_addclosefrom_np(fa, from);
 }
 
 int
@@ -145,116 +56,6 @@ cordon_chan_recv_fd(int sock, struct cordon_msg *m, int *fd)
 	return cordon_msg_recv_fd(sock, m, fd);
 }
 
-void
-cordon_chan_shut(int sock)
-{
-	if (sock >= 0)
-		(void)shutdown(sock, SHUT_WR);
-}
-
-void
-cordon_chan_close(int sock)
-{
-	if (sock >= 0)
-		(void)close(sock);
-}
-
-int
-cordon_chan_wait(int sock, int cancel_fd, int timeout_ms)
-{
-	struct pollfd pfd[2] = {
-		{ .fd = sock, .events = POLLIN },
-		{ .fd = cancel_fd, .events = POLLIN },
-	};
-	int n = poll(pfd, 2, timeout_ms);
-
-	if (n <= 0)
-		return n;
-	return (pfd[0].revents != 0 ? (int)CORDON_CHAN_READY : 0) |
-	    (pfd[1].revents != 0 ? (int)CORDON_CHAN_CANCEL : 0);
-}
-
-int
-cordon_helper_act(int sock, pid_t pid, enum cordon_helper_act act)
-{
-	static const int sig[] = {
-		[CORDON_HELPER_CANCEL] = SIGTERM,
-		[CORDON_HELPER_CONTINUE] = SIGCONT,
-		[CORDON_HELPER_KILL] = SIGKILL,
-	};
-
-	(void)sock;
-	return pid > 0 ? kill(pid, sig[act]) : -1;
-}
-
-/* passwd strings: getpwuid_r's buffer (sysconf's hint is often -1). */
-#define PW_BUF_LEN 16384
-
-/*
- * uid's passwd entry through getpwuid_r, its strings in buf: libcordon
- * may run in a threaded program, where getpwuid's one static result can
- * be overwritten by another thread's lookup while we read it.
- */
-static int
-passwd_of(uid_t uid, struct passwd *pw, char *buf, size_t bufsz)
-{
-	struct passwd *found = NULL;
-	int e;
-
-	do {
-		e = getpwuid_r(uid, pw, buf, bufsz, &found);
-	} while (e == EINTR);
-	return e == 0 && found != NULL ? 0 : -CORDON_E_INVAL;
-}
-
-int
-cordon_invoker(uint32_t *uid, char **user)
-{
-	char pwbuf[PW_BUF_LEN];
-	struct passwd pw;
-
-	*uid = (uint32_t)getuid();
-	*user = NULL;
-	if (passwd_of(getuid(), &pw, pwbuf, sizeof(pwbuf)) == 0 &&
-	    (*user = strdup(pw.pw_name)) == NULL)
-		return -CORDON_E_NOMEM;
-	return 0;
-}
-
-/* An environment directory is used only if it is an absolute path. */
-static const char *
-env_dir(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v != NULL && v[0] == '/' ? v : NULL;
-}
-
-/* dir + "/" + rest, allocated. */
-static int
-join(char **out, const char *dir, const char *rest)
-{
-	if (asprintf(out, "%s/%s", dir, rest) < 0) {
-		*out = NULL;
-		return -CORDON_E_NOMEM;
-	}
-	return 0;
-}
-
-/* $HOME if absolute, else the passwd entry's (its strings in pwbuf). */
-static const char *
-home_dir(struct passwd *pw, char *pwbuf, size_t pwbufsz)
-{
-	const char *home = env_dir("HOME");
-
-	if (home != NULL)
-		return home;
-	if (passwd_of(getuid(), pw, pwbuf, pwbufsz) < 0 ||
-	    pw->pw_dir[0] != '/')
-		return NULL;
-	return pw->pw_dir;
-}
-
 /* The XDG directory var, else ~/fallback, + "/" + rest. */
 static int
 xdg_path(char **out, const char *var, const char *fallback,
@@ -264,9 +65,9 @@ xdg_path(char **out, const char *var, const char *fallback,
 	char pwbuf[PW_BUF_LEN];
 	struct passwd pw;
 
-	if ((dir = env_dir(var)) != NULL)
-		return join(out, dir, rest);
-	if ((home = home_dir(&pw, pwbuf, sizeof(pwbuf))) == NULL)
+	if ((dir = cordon_plat_env_dir(var)) != NULL)
+		return cordon_plat_join(out, dir, rest);
+	if ((home = cordon_plat_home(&pw, pwbuf, sizeof(pwbuf))) == NULL)
 		return -CORDON_E_INVAL;
 	if (asprintf(out, "%s/%s/%s", home, fallback, rest) < 0) {
 		*out = NULL;
@@ -321,87 +122,11 @@ cordon_default_workdir_base(char **out)
 	const char *dir;
 	struct stat st;
 
-	if ((dir = env_dir("XDG_RUNTIME_DIR")) != NULL &&
+	if ((dir = cordon_plat_env_dir("XDG_RUNTIME_DIR")) != NULL &&
 	    stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    st.st_uid == getuid() && (st.st_mode & 022) == 0)
-		return join(out, dir, "cordon");
+		return cordon_plat_join(out, dir, "cordon");
 	return state_path(out, "cordon/runs");
-}
-
-bool
-cordon_helper_is_setuid(void)
-{
-	struct stat st;
-
-	return stat(CORDON_HELPER_PATH, &st) == 0 &&
-	    (st.st_mode & (S_ISUID | S_ISGID)) != 0;
-}
-
-const char *
-cordon_confdir(void)
-{
-	/*
-	 * $CORDON_CONFDIR (policy.c) is for the test suite; with a setuid
-	 * helper, which ignores it, the broker ignores it too, so that both
-	 * read the same policy.
-	 */
-	return cordon_helper_is_setuid() ? CORDON_SYSCONFDIR :
-	    cordon_policy_confdir();
-}
-
-int
-cordon_mkdir_parents(const char *path)
-{
-	char *p = NULL, *slash;
-	int r = 0;
-
-	if ((p = strdup(path)) == NULL)
-		return -CORDON_E_NOMEM;
-	for (slash = strchr(p + 1, '/'); slash != NULL;
-	    slash = strchr(slash + 1, '/')) {
-		/* "//" and a trailing "/" name nothing new. */
-		if (slash[-1] == '/')
-			continue;
-		*slash = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-			r = -CORDON_E_IO;
-			goto out;
-		}
-		*slash = '/';
-	}
-out:
-	free(p);
-	return r;
-}
-
-int
-cordon_helper_path(char **out)
-{
-	const char *over = getenv("CORDON_HELPER");
-	const char *path = CORDON_HELPER_PATH;
-	struct stat st;
-
-	/*
-	 * The override exists for running the test suite from the build
-	 * tree.  It is ignored when the installed helper is setuid (the
-	 * administrator chose that helper) and refused if it names a setgid
-	 * file, or a setuid one not owned by root; a root-owned setuid
-	 * helper (the test suite's copy) is one the caller could start by
-	 * hand anyway.
-	 */
-	if (over != NULL && over[0] != '\0') {
-		if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
-			over = NULL;
-		else if (over[0] != '/' ||
-		    (stat(over, &st) == 0 && ((st.st_mode & S_ISGID) ||
-		    ((st.st_mode & S_ISUID) && st.st_uid != 0))))
-			return -CORDON_E_HELPER;
-	}
-	if (over != NULL && over[0] != '\0')
-		path = over;
-	if ((*out = strdup(path)) == NULL)
-		return -CORDON_E_NOMEM;
-	return 0;
 }
 
 int
@@ -452,9 +177,39 @@ cordon_proc_start_time(uint32_t pid)
 	return v;
 }
 
+bool
+cordon_same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 /* The proxy and the payload's confinement to it exist here (proxy.c). */
 const char *
 cordon_plat_no_egress(void)
 {
 	return NULL;
+}
+
+/* linux-ns binds a path in; gate.c refuses the other backends. */
+const char *
+cordon_plat_no_binds(void)
+{
+	return NULL;
+}
+
+void
+cordon_plat_guard_self(void)
+{
+	(void)prctl(PR_SET_DUMPABLE, 0);
+}
+
+const char *
+cordon_plat_name(void)
+{
+	return "Linux";
 }

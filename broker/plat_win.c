@@ -46,6 +46,8 @@
 #include <wctype.h>
 
 #include "frame.h"
+#include "internal.h"
+#include "policy.h"
 #include "plat.h"
 #include "types.h"
 #include "winutil.h"
@@ -66,24 +68,6 @@ struct slot {
 
 static struct slot slots[MAX_HELPERS];
 static SRWLOCK slots_lock = SRWLOCK_INIT;
-
-/* errno for a Win32 error, for the caller's strerror. */
-static int
-win_errno(DWORD e)
-{
-	switch (e) {
-	case ERROR_FILE_NOT_FOUND:
-	case ERROR_PATH_NOT_FOUND:
-		return ENOENT;
-	case ERROR_ACCESS_DENIED:
-		return EACCES;
-	case ERROR_NOT_ENOUGH_MEMORY:
-	case ERROR_OUTOFMEMORY:
-		return ENOMEM;
-	default:
-		return EIO;
-	}
-}
 
 static void
 close_handle(HANDLE *h)
@@ -300,7 +284,7 @@ out:
 	free(env);
 	if (r < 0) {
 		slot_release_if_done(&slots[k]);
-		errno = win_errno(e);
+		errno = cordon_win_errno(e);
 	}
 	return r;
 }
@@ -513,27 +497,87 @@ known_dir(const wchar_t *var)
 	return cordon_win_narrow(buf);
 }
 
+bool
+cordon_path_absolute(const char *p)
+{
+	return (isalpha((unsigned char)p[0]) && p[1] == ':' &&
+	    (p[2] == '\\' || p[2] == '/')) ||
+	    ((p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/'));
+}
+
+/* Why this thread's last default path was refused (plat.h). */
+static __thread char path_why[CORDON_MAX_TEXT_LEN];
+
+const char *
+cordon_plat_path_error(void)
+{
+	return path_why;
+}
+
 /*
- * path, made private to the invoker if missing (step 5); an existing one
- * must be a directory and not a reparse point.  It lives in the user's
- * own profile, where no other user can create it first.
+ * An existing directory (not a link or junction: the handle is the
+ * entry's own, FILE_FLAG_OPEN_REPARSE_POINT) owned by the invoker's SID;
+ * its owner's SID as text in sid otherwise.
+ */
+static enum cordon_win_owner
+dir_owner(const wchar_t *w, wchar_t *sid, size_t sidsz)
+{
+	enum cordon_win_owner o = CORDON_WIN_OWNER_UNKNOWN;
+	BY_HANDLE_FILE_INFORMATION fi;
+	HANDLE h;
+
+	h = CreateFileW(w, READ_CONTROL | FILE_READ_ATTRIBUTES,
+	    FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+	    OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS |
+	    FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	if (h == INVALID_HANDLE_VALUE)
+		return o;
+	if (GetFileInformationByHandle(h, &fi) &&
+	    (fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0 &&
+	    (fi.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) == 0)
+		o = cordon_win_owner(h, sid, sidsz);
+	(void)CloseHandle(h);
+	return o;
+}
+
+/*
+ * path, made private to the invoker if missing (step 5).  An existing
+ * one must be a directory, not a reparse point, and the invoker's own:
+ * it lives in the user's own profile, where no other user can create it
+ * first, so one owned by someone else (an administrator's, or another
+ * account's through a shared profile) was put there by them, and its
+ * DACL is theirs to change: the trace would hold the user's argv and
+ * cwd where that owner can read them.  Refused, -CORDON_E_POLICY, with
+ * cordon_plat_path_error() saying whose it is.
  */
 static int
 private_dir(const char *path)
 {
-	wchar_t *w = cordon_win_widen(path);
-	DWORD attrs;
+	wchar_t *w = cordon_win_widen(path), sid[128];
+	enum cordon_win_owner o;
 	int r = -CORDON_E_IO;
 
+	path_why[0] = '\0';
 	if (w == NULL)
 		return -CORDON_E_INVAL;
 	if (cordon_win_mkdir_private(w) == CORDON_WIN_MKDIR_OK)
 		r = 0;
-	else if (GetLastError() == ERROR_ALREADY_EXISTS &&
-	    (attrs = GetFileAttributesW(w)) != INVALID_FILE_ATTRIBUTES &&
-	    (attrs & FILE_ATTRIBUTE_DIRECTORY) != 0 &&
-	    (attrs & FILE_ATTRIBUTE_REPARSE_POINT) == 0)
+	else if (GetLastError() != ERROR_ALREADY_EXISTS)
+		(void)snprintf(path_why, sizeof(path_why), "%s cannot be made "
+		    "(Windows error %lu)", path, (unsigned long)GetLastError());
+	else if ((o = dir_owner(w, sid, sizeof(sid) / sizeof(sid[0]))) ==
+	    CORDON_WIN_OWNER_SELF)
 		r = 0;
+	else if (o == CORDON_WIN_OWNER_UNKNOWN)
+		(void)snprintf(path_why, sizeof(path_why), "%s is not a "
+		    "directory of its own (a file, link or junction?), or its "
+		    "owner cannot be read", path);
+	else {
+		(void)snprintf(path_why, sizeof(path_why), "%s is owned by %ls, "
+		    "not by you: refusing to keep cordon's files in it (its "
+		    "owner can read and change them)", path, sid);
+		r = -CORDON_E_POLICY;
+	}
 	free(w);
 	return r;
 }
@@ -745,6 +789,13 @@ cordon_plat_no_egress(void)
 	    "command's network to the egress proxy";
 }
 
+const char *
+cordon_plat_no_binds(void)
+{
+	return "not available on Windows: a Job Object has no mounts to bind "
+	    "a path into";
+}
+
 /* --- removal --------------------------------------------------------------- */
 
 int
@@ -758,4 +809,136 @@ cordon_plat_remove_tree(const char *path)
 	gone = cordon_win_rmtree(w);
 	free(w);
 	return gone ? 0 : -CORDON_E_IO;
+}
+
+/* --- what shared code asks of files and processes -------------------------- */
+
+/*
+ * cordon_wait_helper's status: an exit code up to 255 as code << 8, a
+ * killed helper (TerminateProcess's KILLED_CODE, or any code over 255 -
+ * an NTSTATUS of a crash) as 9.
+ */
+bool
+cordon_helper_exited(int status, int *code, int *sig)
+{
+	bool exited = status >= 0 && (status & 0xff) == 0;
+
+	*code = exited ? (status >> 8) & 0xff : -1;
+	*sig = exited ? 0 : status & 0x7f;
+	return exited;
+}
+
+/*
+ * The workdir's own entry (never a junction's target: the handle is
+ * opened with FILE_FLAG_OPEN_REPARSE_POINT and refused if it is one),
+ * owned by the invoker's SID, as a CRT fd.
+ */
+int
+cordon_workdir_open(const char *path)
+{
+	BY_HANDLE_FILE_INFORMATION fi;
+	wchar_t *w = cordon_win_widen(path);
+	HANDLE h;
+	int fd = -1;
+
+	if (w == NULL)
+		return -1;
+	h = CreateFileW(w, READ_CONTROL | FILE_READ_ATTRIBUTES |
+	    FILE_LIST_DIRECTORY, FILE_SHARE_READ | FILE_SHARE_WRITE |
+	    FILE_SHARE_DELETE, NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS |
+	    FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return -1;
+	if (GetFileInformationByHandle(h, &fi) &&
+	    (fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0 &&
+	    (fi.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) == 0 &&
+	    cordon_win_owner(h, NULL, 0) == CORDON_WIN_OWNER_SELF)
+		fd = _open_osfhandle((intptr_t)h, 0);
+	if (fd < 0)
+		(void)CloseHandle(h);
+	return fd;
+}
+
+bool
+cordon_path_absent(const char *path)
+{
+	wchar_t *w = cordon_win_widen(path);
+	DWORD e;
+
+	if (w == NULL)
+		return false;
+	e = GetFileAttributesW(w) == INVALID_FILE_ATTRIBUTES ?
+	    GetLastError() : ERROR_SUCCESS;
+	free(w);
+	return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND;
+}
+
+int
+cordon_create_private(const char *path)
+{
+	wchar_t *w = cordon_win_widen(path);
+	int r = 0;
+
+	if (w == NULL)
+		return -CORDON_E_IO;
+	if (cordon_win_create_private(w, NULL) != CORDON_WIN_MKDIR_OK &&
+	    GetLastError() != ERROR_FILE_EXISTS)
+		r = -CORDON_E_IO;
+	free(w);
+	return r;
+}
+
+bool
+cordon_same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_mtime == b->st_mtime &&
+	    a->st_ctime == b->st_ctime;
+}
+
+/* No setuid helper here: the policy's own choice (policy_win.c). */
+const char *
+cordon_confdir(void)
+{
+	return cordon_policy_confdir();
+}
+
+/*
+ * `cordon probe`'s facts found here: the Windows version as the kernel
+ * reports it (RtlGetVersion: GetVersionEx lies to programs without a
+ * compatibility manifest), and what --allow-host gets (nothing).
+ */
+void
+cordon_local_facts(void (*fn)(void *arg, const char *key,
+    const char *value), void *arg)
+{
+	typedef LONG (WINAPI *get_version_fn)(OSVERSIONINFOW *);
+	OSVERSIONINFOW v = { .dwOSVersionInfoSize = sizeof(v) };
+	HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+	get_version_fn get = NULL;
+	char text[96];
+
+	if (ntdll != NULL)
+		get = (get_version_fn)(void (*)(void))GetProcAddress(ntdll,
+		    "RtlGetVersion");
+	if (get != NULL && get(&v) == 0) {
+		(void)snprintf(text, sizeof(text), "Windows NT %lu.%lu build %lu",
+		    (unsigned long)v.dwMajorVersion,
+		    (unsigned long)v.dwMinorVersion,
+		    (unsigned long)v.dwBuildNumber);
+		fn(arg, "kernel", text);
+	}
+	fn(arg, "egress", cordon_plat_no_egress());
+}
+
+/* Nothing can: cli_win.c's header says why. */
+void
+cordon_plat_guard_self(void)
+{
+}
+
+const char *
+cordon_plat_name(void)
+{
+	return "Windows";
 }

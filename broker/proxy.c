@@ -59,6 +59,7 @@
 #include "internal.h"
 #include "parse.h"
 #include "proxy.h"
+#include "proxy_req.h"
 #include "trace.h"
 
 /* The proxy's own bytes: its answer, a request line, early data. */
@@ -173,7 +174,7 @@ now_ms(void)
 
 static void
 event(struct cordon_proxy *px, uint64_t *count, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(CORDON_PRINTF, 3, 4)));
 
 /* Counts one connection and, within the cap, records it. */
 static void

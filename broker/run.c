@@ -27,16 +27,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,7 +79,7 @@ pending_clear(struct pending *p)
 }
 
 static char *
-xfmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+xfmt(const char *f, ...) __attribute__((format(CORDON_PRINTF, 1, 2)));
 
 static char *
 xfmt(const char *f, ...)
@@ -342,22 +339,6 @@ mono_ms(void)
 }
 
 /* The uid root's linux-ns payload runs as (helper/ns.c). */
-#define NOBODY_UID 65534
-
-/*
- * Ours: made by the helper as us.  Root's linux-ns workdir was given to
- * nobody before the sandbox was built (its init opens it as nobody), and
- * that is the only other owner accepted, only for root: it lies in a base
- * that is root's alone (helper/workdir.c), at the name of this run, whose
- * lock the helper holds.
- */
-static bool
-workdir_ours(const struct stat *st)
-{
-	return st->st_uid == getuid() ||
-	    (getuid() == 0 && st->st_uid == NOBODY_UID);
-}
-
 /*
  * CREATED: the payload is held before its exec.  Opens the workdir - it must
  * be the one the helper was asked to make, ours - and copies files in.
@@ -368,13 +349,11 @@ files_in(const cordon_config *cfg, const char *base, struct cordon_result *r,
     struct pending *p, const char *path)
 {
 	char err[CORDON_MAX_TEXT_LEN], *want = xfmt("%s/%s", base, r->run_id);
-	struct stat st;
 	size_t i;
 	int fd = -1;
 
 	if (want == NULL || strcmp(want, path) != 0 ||
-	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || !workdir_ours(&st)) {
+	    (fd = cordon_workdir_open(path)) < 0) {
 		snprintf(err, sizeof(err), "the workdir %s is not the one "
 		    "asked for, or not ours", path);
 		goto fail;
@@ -764,20 +743,20 @@ static void
 recover(const cordon_config *cfg, const char *base, const char *helper,
     struct cordon_result *r, struct pending *p, int status)
 {
-	struct stat st;
+	int code = -1, sig = 0;
 	char *why, *wd;
-	bool ran;
+	bool exited, ran;
 
-	ran = !(WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
-	    r->backend == CORDON_BACKEND_AUTO);
+	exited = cordon_helper_exited(status, &code, &sig);
+	ran = !(exited && code == 127 && r->backend == CORDON_BACKEND_AUTO);
 	if (!ran)
 		why = xfmt("cannot execute the helper %s (is cordon installed?)",
 		    helper);
-	else if (WIFSIGNALED(status))
-		why = xfmt("the helper was killed by signal %d", WTERMSIG(status));
+	else if (sig != 0)
+		why = xfmt("the helper was killed by signal %d", sig);
 	else
 		why = xfmt("the helper exited with status %d before the run was "
-		    "torn down", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		    "torn down", code);
 	if (why != NULL)
 		set_error(r, why);
 	pending_add(p, "error", why);
@@ -795,8 +774,7 @@ recover(const cordon_config *cfg, const char *base, const char *helper,
 	wd = r->workdir != NULL ? strdup(r->workdir) :
 	    xfmt("%s/%s", base, r->run_id);
 	(void)cordon_gc(cfg, NULL, 0);
-	r->workdir_removed = wd != NULL && lstat(wd, &st) < 0 &&
-	    errno == ENOENT;
+	r->workdir_removed = wd != NULL && cordon_path_absent(wd);
 	free(wd);
 	pending_add(p, "teardown", strdup(r->workdir_removed ?
 	    "workdir reclaimed after the helper died" :
@@ -940,8 +918,11 @@ cordon_admitted_run_on(struct cordon_trace *t, const struct cordon_config *cfg,
 	if ((err = path_or_default(cfg->trace_path, cordon_default_trace_path,
 	    &trace_path)) < 0 ||
 	    (err = path_or_default(cfg->workdir_base,
-	    cordon_default_workdir_base, &base)) < 0 ||
-	    (err = cordon_helper_path(&helper)) < 0 ||
+	    cordon_default_workdir_base, &base)) < 0) {
+		(void)snprintf(errbuf, errsz, "%s", cordon_plat_path_error());
+		goto out;
+	}
+	if ((err = cordon_helper_path(&helper)) < 0 ||
 	    (err = collect_env(cfg, &envp, &l.envc, &l.env_explicit)) < 0 ||
 	    (err = cordon_proxy_new(cfg, &l.proxy)) < 0)
 		goto out;

@@ -40,17 +40,6 @@ struct cordon_session {
 	char error[CORDON_MAX_TEXT_LEN];
 };
 
-static bool
-same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	    a->st_size == b->st_size &&
-	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
-	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
 /*
  * The system policy, read again if its file changed since (or appeared,
  * or went).  A policy that cannot be read refuses the run, as the gate
@@ -73,7 +62,7 @@ session_policy(struct cordon_session *s, char *err, size_t errsz)
 		return cordon_policy_load(path, &s->pol, err, errsz);
 	}
 	if (s->have_pol && exists == s->had_file &&
-	    (!exists || same_file(&st, &s->pol_st)))
+	    (!exists || cordon_same_file(&st, &s->pol_st)))
 		return 0;
 	s->have_pol = false;
 	if ((r = cordon_policy_load(path, &s->pol, err, errsz)) < 0)

@@ -184,26 +184,6 @@ struct cordon_trace {
 
 /* ---- directories ------------------------------------------------------- */
 
-/*
- * Creates the database file 0600 if it does not exist; SQLite would make
- * it 0644 less the umask, and its -wal and -shm files copy the mode of
- * the database, so this keeps all three private even outside a 0700
- * directory.  An existing file is not touched.
- */
-static int
-trace_create_private(const char *path)
-{
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
-	    0600);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	return errno == EEXIST ? 0 : -CORDON_E_IO;
-}
-
 /* ---- statements and transactions --------------------------------------- */
 
 /* Resets a cached statement and drops bindings to the caller's memory. */
@@ -647,7 +627,7 @@ cordon_trace_open(const char *path, struct cordon_trace **out)
 	if (strlen(path) > CORDON_MAX_PATH_LEN)
 		return -CORDON_E_TOOLONG;
 	if ((r = cordon_mkdir_parents(path)) < 0 ||
-	    (r = trace_create_private(path)) < 0)
+	    (r = cordon_create_private(path)) < 0)
 		return r;
 	if ((t = calloc(1, sizeof(*t))) == NULL)
 		return -CORDON_E_NOMEM;

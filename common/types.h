@@ -17,6 +17,15 @@
 #include "cordon_ids.h"
 
 /*
+ * The format attribute's archetype for our printf-like functions:
+ * printf, but gnu_printf where the C library's printf is not the one
+ * that speaks C99 (mingw: configure.ac defines it).
+ */
+#ifndef CORDON_PRINTF
+#define CORDON_PRINTF printf
+#endif
+
+/*
  * What a run asks for.  Times in nanoseconds, memory in bytes.  A value of
  * 0 means "no cap" for nproc, output and disk only; every other cap is always set (the
  * broker fills in the defaults).
@@ -97,6 +106,6 @@ bool cordon_path_clean(const char *p);
  * one error helper of the code that reports into a caller's buffer.
  */
 int cordon_errf(char *err, size_t errsz, const char *f, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(CORDON_PRINTF, 3, 4)));
 
 #endif

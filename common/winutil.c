@@ -6,8 +6,10 @@
 #include "config.h"
 
 #include <windows.h>
+#include <aclapi.h>
 #include <sddl.h>
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -106,48 +108,167 @@ cordon_wbuf_str(struct cordon_wbuf *b, const wchar_t *s)
 	cordon_wbuf_add(b, s, wcslen(s));
 }
 
+/* --- the invoker, and errors ---------------------------------------------- */
+
+bool
+cordon_win_self_sid(struct cordon_win_sid *out)
+{
+	HANDLE tok = NULL;
+	DWORD n = 0, e;
+	bool ok;
+
+	ok = OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok) &&
+	    GetTokenInformation(tok, TokenUser, out->buf, sizeof(out->buf),
+	    &n);
+	e = GetLastError();
+	if (tok != NULL)
+		(void)CloseHandle(tok);
+	SetLastError(e);
+	return ok;
+}
+
+int
+cordon_win_errno(DWORD e)
+{
+	switch (e) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+		return ENOENT;
+	case ERROR_ACCESS_DENIED:
+		return EACCES;
+	case ERROR_FILE_EXISTS:
+	case ERROR_ALREADY_EXISTS:
+		return EEXIST;
+	case ERROR_NOT_ENOUGH_MEMORY:
+	case ERROR_OUTOFMEMORY:
+		return ENOMEM;
+	default:
+		return EIO;
+	}
+}
+
+/* --- owners ---------------------------------------------------------------- */
+
+enum cordon_win_owner
+cordon_win_owner(HANDLE h, wchar_t *sid, size_t sidsz)
+{
+	struct cordon_win_sid self;
+	PSECURITY_DESCRIPTOR sd = NULL;
+	enum cordon_win_owner r = CORDON_WIN_OWNER_UNKNOWN;
+	LPWSTR text = NULL;
+	PSID owner = NULL;
+	DWORD e;
+
+	if (sidsz > 0)
+		sid[0] = L'\0';
+	if (GetSecurityInfo(h, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION,
+	    &owner, NULL, NULL, NULL, &sd) != ERROR_SUCCESS || owner == NULL ||
+	    !cordon_win_self_sid(&self))
+		goto out;
+	if (EqualSid(owner, CORDON_WIN_SID(&self)))
+		r = CORDON_WIN_OWNER_SELF;
+	else if (IsWellKnownSid(owner, WinBuiltinAdministratorsSid) ||
+	    IsWellKnownSid(owner, WinLocalSystemSid))
+		r = CORDON_WIN_OWNER_ADMIN;
+	else
+		r = CORDON_WIN_OWNER_OTHER;
+	if (ConvertSidToStringSidW(owner, &text) && sidsz > 0)
+		(void)swprintf(sid, sidsz, L"%ls", text);
+out:
+	e = GetLastError();
+	if (text != NULL)
+		(void)LocalFree(text);
+	if (sd != NULL)
+		(void)LocalFree(sd);
+	SetLastError(e);
+	return r;
+}
+
 /* --- private directories, and their removal -------------------------------- */
 
 /*
- * Creates the directory path, which must not exist, with a protected DACL
- * that grants the invoker's SID full control and nothing else, inherited
- * by what is created inside: no other user, and no group the invoker is
- * in, can list, read or write it (nor any ACE inherited from the parent).
- * 0, or which step failed, GetLastError() kept.
+ * A protected DACL that grants the invoker's SID full control and
+ * nothing else, for a directory (inherited by what is created inside:
+ * OICI) or a file; *sd to LocalFree.  Step of cordon_win_mkdir.
+ */
+static enum cordon_win_mkdir
+private_sd(PSECURITY_DESCRIPTOR *sd, bool dir)
+{
+	struct cordon_win_sid self;
+	DWORD e = 0;
+	LPWSTR sid = NULL;
+	wchar_t sddl[256];
+	enum cordon_win_mkdir r = CORDON_WIN_MKDIR_SID;
+
+	*sd = NULL;
+	if (!cordon_win_self_sid(&self) ||
+	    !ConvertSidToStringSidW(CORDON_WIN_SID(&self), &sid))
+		goto out;
+	r = CORDON_WIN_MKDIR_ACL;
+	if (swprintf(sddl, sizeof(sddl) / sizeof(sddl[0]),
+	    L"D:P(A;%ls;FA;;;%ls)", dir ? L"OICI" : L"", sid) < 0 ||
+	    !ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl,
+	    SDDL_REVISION_1, sd, NULL))
+		goto out;
+	r = CORDON_WIN_MKDIR_OK;
+out:
+	e = GetLastError();
+	if (sid != NULL)
+		(void)LocalFree(sid);
+	SetLastError(e);
+	return r;
+}
+
+/*
+ * Creates the directory path, which must not exist, with private_sd's
+ * DACL: no other user, and no group the invoker is in, can list, read or
+ * write it (nor any ACE inherited from the parent).  0, or which step
+ * failed, GetLastError() kept.
  */
 enum cordon_win_mkdir
 cordon_win_mkdir_private(const wchar_t *path)
 {
-	HANDLE tok = NULL;
-	BYTE buf[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
-	DWORD n = 0, e = 0;
-	LPWSTR sid = NULL;
-	wchar_t sddl[256];
 	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, FALSE };
-	enum cordon_win_mkdir r = CORDON_WIN_MKDIR_SID;
+	enum cordon_win_mkdir r;
+	DWORD e;
 
-	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok) ||
-	    !GetTokenInformation(tok, TokenUser, buf, sizeof(buf), &n) ||
-	    !ConvertSidToStringSidW(((TOKEN_USER *)(void *)buf)->User.Sid,
-	    &sid))
-		goto out;
-	r = CORDON_WIN_MKDIR_ACL;
-	if (swprintf(sddl, sizeof(sddl) / sizeof(sddl[0]),
-	    L"D:P(A;OICI;FA;;;%ls)", sid) < 0 ||
-	    !ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl,
-	    SDDL_REVISION_1, &sa.lpSecurityDescriptor, NULL))
-		goto out;
+	if ((r = private_sd(&sa.lpSecurityDescriptor, true)) !=
+	    CORDON_WIN_MKDIR_OK)
+		return r;
 	r = CORDON_WIN_MKDIR_CREATE;
 	if (CreateDirectoryW(path, &sa))
 		r = CORDON_WIN_MKDIR_OK;
-out:
 	e = GetLastError();
-	if (sa.lpSecurityDescriptor != NULL)
-		(void)LocalFree(sa.lpSecurityDescriptor);
-	if (sid != NULL)
-		(void)LocalFree(sid);
-	if (tok != NULL)
-		(void)CloseHandle(tok);
+	(void)LocalFree(sa.lpSecurityDescriptor);
+	SetLastError(e);
+	return r;
+}
+
+enum cordon_win_mkdir
+cordon_win_create_private(const wchar_t *path, HANDLE *out)
+{
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, FALSE };
+	enum cordon_win_mkdir r;
+	HANDLE h;
+	DWORD e;
+
+	if (out != NULL)
+		*out = INVALID_HANDLE_VALUE;
+	if ((r = private_sd(&sa.lpSecurityDescriptor, false)) !=
+	    CORDON_WIN_MKDIR_OK)
+		return r;
+	r = CORDON_WIN_MKDIR_CREATE;
+	h = CreateFileW(path, GENERIC_WRITE, 0, &sa, CREATE_NEW,
+	    FILE_ATTRIBUTE_NORMAL, NULL);
+	if (h != INVALID_HANDLE_VALUE) {
+		if (out != NULL)
+			*out = h;
+		else
+			(void)CloseHandle(h);
+		r = CORDON_WIN_MKDIR_OK;
+	}
+	e = GetLastError();
+	(void)LocalFree(sa.lpSecurityDescriptor);
 	SetLastError(e);
 	return r;
 }

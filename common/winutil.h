@@ -26,6 +26,28 @@ struct cordon_wbuf {
 void cordon_wbuf_add(struct cordon_wbuf *b, const wchar_t *s, size_t n);
 void cordon_wbuf_str(struct cordon_wbuf *b, const wchar_t *s);
 
+/* The invoker's user SID (the process token's TokenUser). */
+struct cordon_win_sid {
+	BYTE buf[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+};
+#define CORDON_WIN_SID(s) (((TOKEN_USER *)(void *)(s)->buf)->User.Sid)
+bool cordon_win_self_sid(struct cordon_win_sid *out);
+/* errno for a Win32 error, for a caller's strerror (EIO for the rest). */
+int cordon_win_errno(DWORD e);
+
+/* Who owns a file or directory (cordon_win_owner). */
+enum cordon_win_owner {
+	CORDON_WIN_OWNER_SELF,     /* the invoker's own SID */
+	CORDON_WIN_OWNER_ADMIN,    /* BUILTIN\Administrators or LocalSystem */
+	CORDON_WIN_OWNER_OTHER,    /* anyone else: its SID in the text */
+	CORDON_WIN_OWNER_UNKNOWN,  /* not readable (GetLastError() says) */
+};
+/*
+ * The owner of the object h is open on (with READ_CONTROL), and its SID
+ * as text ("S-1-5-21-...") into sid, sidsz wide chars, for a message.
+ */
+enum cordon_win_owner cordon_win_owner(HANDLE h, wchar_t *sid, size_t sidsz);
+
 enum cordon_win_mkdir {
 	CORDON_WIN_MKDIR_OK = 0,
 	CORDON_WIN_MKDIR_SID,      /* the invoker's SID could not be read */
@@ -37,6 +59,13 @@ enum cordon_win_mkdir {
  * control, inherited by everything inside; GetLastError() says why not.
  */
 enum cordon_win_mkdir cordon_win_mkdir_private(const wchar_t *path);
+/*
+ * The same for a file: created (it must not exist; ERROR_FILE_EXISTS
+ * otherwise) empty, with a DACL granting the invoker alone; its handle,
+ * open for writing, in *out unless out is NULL (then it is closed).
+ */
+enum cordon_win_mkdir cordon_win_create_private(const wchar_t *path,
+    HANDLE *out);
 /*
  * Removes path and everything below it: read-only, system and hidden
  * attributes cleared, reparse points removed as themselves and never

@@ -116,6 +116,12 @@ int cordon_policy_read_file(const char *path, uid_t owner,
 /* The system policy at path; a missing file means the built-in defaults. */
 int cordon_policy_load(const char *path, struct cordon_policy *pol,
     char *err, size_t errsz);
+/*
+ * The owner cordon_policy_read_file accepts for the invoker's own files
+ * (a user profile): the real uid; on Windows any value but (uid_t)-1
+ * stands for the invoker's account SID (policy_win.c).
+ */
+uid_t cordon_policy_self(void);
 
 /*
  * Where the configuration lives: $(sysconfdir)/cordon, fixed at build

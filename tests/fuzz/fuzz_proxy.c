@@ -26,6 +26,7 @@
 
 #include "cordon.h"
 #include "egress.h"
+#include "proxy_req.h"
 #include "fuzz.h"
 
 static void

@@ -62,7 +62,9 @@ t0=$(date +%s)
 # channel (common/frame.c), with echo.exe standing in for the helper.
 chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
     $src/common/wire_broker.c $src/common/buf.c $src/common/types.c
-    $src/common/ids.c $src/common/winutil.c"
+    $src/common/ids.c $src/common/winutil.c
+    $src/policy/policy_win.c $src/policy/policy.c $src/common/parse.c
+    $src/common/compat.c"
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -I"$src/broker" -o "$out/echo.exe" \
     "$src/tests/windows/echo.c" $chansrc || exit 99
@@ -155,7 +157,8 @@ for bad in "--cpu x" "--wall -1" "--memory 12Q" "--nproc 99999999999" \
 	fresh; drive $bad "$wwd" "$kids" grandchild "$(winpath "$tmp/bad.pid")"
 	[ "$rc" -eq 125 ] && [ ! -e "$wd" ] && [ ! -e "$tmp/bad.pid" ] &&
 	    [ -z "$line" ] && [ -s "$tmp/err" ]
-	result "bad flag '$bad': 125, nothing run (got $rc: $(head -c 120 "$tmp/err" | tr -d '\r' | head -n 1))" $?
+	ok=$?
+	result "bad flag '$bad': 125, nothing run (got $rc: $(head -c 120 "$tmp/err" | tr -d '\r' | head -n 1))" "$ok"
 done
 fresh; mkdir "$wd" && echo keep >"$wd/mine"
 drive "$wwd" "$kids" exit 0
@@ -262,7 +265,8 @@ result "--require of an unknown cap: 125, nothing run (got $rc)" $?
 fresh; drive --backend appcontainer "$wwd" "$kids" grandchild "$(winpath "$tmp/ac.pid")"
 [ "$rc" -eq 125 ] && [ ! -e "$wd" ] && [ ! -e "$tmp/ac.pid" ] &&
     grep -q 'appcontainer: userenv.dll has no CreateAppContainerProfile.*Wine' "$tmp/err"
-result "--backend appcontainer refuses, naming why: $(tr -d '\r' <"$tmp/err" | head -n 1)" $?
+ok=$?
+result "--backend appcontainer refuses, naming why: $(tr -d '\r' <"$tmp/err" | head -n 1)" "$ok"
 
 # --- the environment ---------------------------------------------------------
 for v in http_proxy HTTPS_PROXY All_Proxy; do
@@ -286,5 +290,147 @@ result "TEMP is the workdir" $?
 fresh; drive "$wwd" "$kids" getenv SystemRoot
 [ "$rc" -eq 0 ]
 result "SystemRoot reaches the payload (Windows needs it)" $?
+
+# --- cordon.exe --------------------------------------------------------------
+# The whole broker for Windows, built as CI's windows-build stage builds
+# it (tools/windows-build.sh: SQLite from Debian's source package, kept
+# in $out/wb/sqlite for the next run).  Without the Debian source archive
+# there is no SQLite for mingw: these checks skip, saying so; any failure
+# after that fails.  No cordon-helper.exe exists yet, so nothing here
+# runs a payload: what cordon.exe does before and without a helper.
+wb=$out/wb
+t0=$(date +%s)
+sh "$src/tools/windows-build.sh" "$src" "$wb" >"$tmp/wb.log" 2>&1
+exe=$wb/tree/cordon.exe
+if grep -q '^FAIL: windows build: sqlite3' "$tmp/wb.log"; then
+	echo "SKIP: cordon.exe: no SQLite for mingw (tools/sqlite-mingw.sh needs Debian's source archive): $(tail -n 1 "$wb/sqlite.log" 2>/dev/null)"
+else
+	! grep -q '^FAIL' "$tmp/wb.log" && [ -f "$exe" ] &&
+	    [ -f "$wb/tree/.libs/libcordon.a" ]
+	ok=$?
+	[ "$ok" -eq 0 ] || tail -n 20 "$tmp/wb.log"
+	result "cordon.exe and libcordon.a build, warnings as errors ($(( $(date +%s) - t0 )) s)" "$ok"
+fi
+if [ -f "$exe" ]; then
+	# c ARGS...: cordon.exe ARGS..., stdout in $tmp/out, stderr in
+	# $tmp/err (carriage returns dropped), the exit status in $rc.
+	c() {
+		"$wine" "$exe" "$@" >"$tmp/out.raw" 2>"$tmp/err.raw" </dev/null
+		rc=$?
+		tr -d '\r' <"$tmp/out.raw" >"$tmp/out"
+		tr -d '\r' <"$tmp/err.raw" >"$tmp/err"
+	}
+	# Wine's %LOCALAPPDATA%, where cordon.exe keeps the trace.
+	lad=$WINEPREFIX/drive_c/users/${USER:-$(id -un)}/AppData/Local
+	state=$lad/cordon
+
+	c version
+	[ "$rc" -eq 0 ] && grep -qx 'cordon [0-9.]*' "$tmp/out"
+	ok=$?
+	result "cordon.exe version: $(head -n 1 "$tmp/out") (got $rc)" "$ok"
+
+	# Bad input: 125 naming what is wrong; no payload, no trace, no
+	# directory.  What has no Windows meaning, or is not ported yet, is
+	# refused by name, never taken and silently not done.
+	pidf=$(winpath "$tmp/cx.pid")
+	for bad in "--frobnicate 1|unknown option" \
+	    "--cpu x|not a duration" \
+	    "--allow-host example.com|not available on Windows: a Job Object" \
+	    "--copy-in Z:\\etc\\hostname|--copy-in Z:\\etc\\hostname: not available on Windows yet" \
+	    "--copy-out out.txt:Z:\\tmp\\o|not available on Windows yet" \
+	    "--ro-bind Z:\\etc:/srv/etc|a Job Object has no mounts"; do
+		flag=${bad%%|*}
+		# shellcheck disable=SC2086
+		c run $flag -- "$kids" grandchild "$pidf"
+		grep -qF -- "${bad#*|}" "$tmp/err" && [ "$rc" -eq 125 ] &&
+		    [ ! -e "$tmp/cx.pid" ] && [ ! -e "$state" ]
+		ok=$?
+		result "cordon.exe run $flag: 125, nothing run or made (got $rc: $(head -n 1 "$tmp/err"))" "$ok"
+	done
+	c help
+	[ "$rc" -eq 0 ] && grep -q '^usage: cordon run' "$tmp/out"
+	result "cordon.exe help: the usage, 0 (got $rc)" $?
+	c run --wall 1
+	[ "$rc" -eq 125 ] && grep -q 'run: no command given' "$tmp/err" &&
+	    [ ! -e "$state" ]
+	result "cordon.exe run without a command: 125, nothing made (got $rc)" $?
+	c gc
+	[ "$rc" -eq 125 ] && grep -q 'gc: not available on Windows yet' "$tmp/err"
+	result "cordon.exe gc: 125, saying it is not ported (got $rc)" $?
+
+	# The trace: made on first use, empty, then with a run's rows.
+	rm -rf "$state"
+	c trace list --json
+	[ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "[]" ] &&
+	    [ -s "$state/trace.db" ]
+	result "cordon.exe trace list on a new trace: [] and %LOCALAPPDATA%\\cordon\\trace.db made (got $rc)" $?
+	c trace list
+	[ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ]
+	result "cordon.exe trace list: an empty trace lists nothing (got $rc)" $?
+	# A run whose helper cannot start is still recorded: a written trace.
+	CORDON_HELPER='C:\no\such\cordon-helper.exe' "$wine" "$exe" run -- \
+	    "$kids" grandchild "$pidf" >/dev/null 2>"$tmp/err.raw" </dev/null
+	rc=$?
+	[ "$rc" -eq 125 ] && grep -q 'cannot execute the helper' "$tmp/err.raw" &&
+	    [ ! -e "$tmp/cx.pid" ]
+	result "cordon.exe run without a helper: 125, nothing run (got $rc)" $?
+	c trace list --json
+	id=$(sed -n 's/^\[{"run_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/out")
+	[ "$rc" -eq 0 ] && [ -n "$id" ] &&
+	    grep -q '"outcome":"sandbox_error"' "$tmp/out" &&
+	    grep -q 'no\\\\such\\\\cordon-helper.exe' "$tmp/out"
+	result "cordon.exe trace list --json on a written trace: the run ${id:-missing}, sandbox_error (got $rc)" $?
+	c trace list
+	[ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+	    grep -q "^${id:-none}" "$tmp/out"
+	result "cordon.exe trace list: one line, the run (got $rc)" $?
+	c trace show "${id:-none}"
+	[ "$rc" -eq 0 ] && grep -q "$id" "$tmp/out"
+	result "cordon.exe trace show ID (got $rc)" $?
+	c trace list --json --trace "$(winpath "$tmp/other.db")"
+	[ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "[]" ] && [ -s "$tmp/other.db" ]
+	result "cordon.exe --trace FILE: another trace, made and empty (got $rc)" $?
+
+	# The policy files (policy/policy_win.c): a draft of the invoker's is
+	# checked but noted as one the system would refuse (owner not
+	# Administrators or SYSTEM); one anybody may write is refused.
+	printf '[policy]\nallow_groups = *\n' >"$tmp/p.conf"
+	chmod 600 "$tmp/p.conf"
+	c policy check "$(winpath "$tmp/p.conf")"
+	[ "$rc" -eq 0 ] && grep -q ': ok (system policy)' "$tmp/out" &&
+	    grep -q 'note: as the system policy it would be refused: .*owned by S-1-5-21-.*not by Administrators or SYSTEM' "$tmp/out"
+	ok=$?
+	result "cordon.exe policy check: your draft is ok, noted as not the system's (got $rc: $(tail -n 1 "$tmp/out"))" "$ok"
+	chmod 666 "$tmp/p.conf"
+	c policy check "$(winpath "$tmp/p.conf")"
+	[ "$rc" -eq 125 ] && grep -q 'its DACL lets S-1-1-0 write it: refusing it' "$tmp/err"
+	ok=$?
+	result "attack: a policy file Everyone may write is refused (got $rc: $(head -n 1 "$tmp/err"))" "$ok"
+
+	# %LOCALAPPDATA%\cordon owned by someone else is refused, not used.
+	# Wine shows a directory of another Unix user as owned by S-1-5-7;
+	# only root here can make one, so without root this is skipped.
+	if [ "$(id -u)" -eq 0 ]; then
+		sum=$(cksum <"$state/trace.db")
+		chown nobody "$state"
+		c trace list
+		chown "$(id -u)" "$state"
+		[ "$rc" -eq 125 ] && grep -q 'is owned by S-1-5-7, not by you' \
+		    "$tmp/err" && [ "$(cksum <"$state/trace.db")" = "$sum" ]
+		ok=$?
+		result "attack: a %LOCALAPPDATA%\\cordon another user owns is refused, 125 (got $rc: $(head -n 1 "$tmp/err"))" "$ok"
+		c trace list
+		[ "$rc" -eq 0 ]
+		result "control: given back, it is used again (got $rc)" $?
+		chmod 600 "$tmp/p.conf"
+		chown nobody "$tmp/p.conf"
+		c policy check "$(winpath "$tmp/p.conf")"
+		[ "$rc" -eq 125 ] && grep -q 'owned by S-1-5-7, not by Administrators or SYSTEM or you: refusing it' "$tmp/err"
+		ok=$?
+		result "attack: a policy file another user owns is refused (got $rc: $(head -n 1 "$tmp/err"))" "$ok"
+	else
+		echo "SKIP: cordon.exe: a foreign-owned %LOCALAPPDATA%\\cordon needs root here to chown one"
+	fi
+fi
 
 summary
