@@ -28,6 +28,9 @@ static const char *const backend_names[CORDON_BACKEND_MAX_] = {
 	[CORDON_BACKEND_LINUX_NS] = "linux-ns",
 	[CORDON_BACKEND_LANDLOCK] = "landlock",
 	[CORDON_BACKEND_FLOOR] = "floor",
+	[CORDON_BACKEND_JOB] = "job",
+	[CORDON_BACKEND_APPCONTAINER] = "appcontainer",
+	[CORDON_BACKEND_SEATBELT] = "seatbelt",
 };
 
 static const char *const outcome_names[CORDON_OUTCOME_MAX_] = {

@@ -506,6 +506,12 @@ admit(struct request *req)
 {
 	char err[CORDON_MAX_TEXT_LEN] = "";
 
+	/* Windows' and macOS' backends: refused before anything exists. */
+	if (req->backend >= CORDON_BACKEND_JOB)
+		die("backend %s is not available on Linux: it runs only on %s",
+		    cordon_backend_name(req->backend),
+		    req->backend == CORDON_BACKEND_SEATBELT ? "macOS" :
+		    "Windows");
 	/*
 	 * The system policy, loaded here with the broker's parser from the
 	 * path fixed at build time (policy/policy.c): a request over it is

@@ -189,12 +189,23 @@ struct job_win_req {
 	struct job_ask ask;
 	const char *workdir;       /* created here, must not exist; removed */
 	char *const *argv;         /* argv[0] is the program */
+	/*
+	 * The payload's environment, checked (the helper's request), or
+	 * NULL: this process's own, through the allow-list (the driver).
+	 */
+	char *const *envp;
 	bool appcontainer;         /* --backend appcontainer */
 	uint32_t require;          /* --require: a bit per cordon_cap_id */
+	/* Polled while the payload runs: true ends it (the broker gone). */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 };
 
 struct job_win_res {
 	struct job_run run;
+	uint32_t pid;              /* the payload's, once created */
+	bool stopped;              /* req->stop ended the run */
+	bool workdir_made;         /* this run made its workdir */
 	bool workdir_removed;      /* the workdir this run made is gone */
 	char err[512];             /* why, when the run was refused or failed */
 };
@@ -204,9 +215,30 @@ struct job_win_res {
  * failed before it ran; res->err says why, res->out.status is 125, 126
  * (not executable) or 127 (not found), and no process was left; the
  * workdir, if it was made, is removed (err says so when it could not
- * be, as workdir_removed does).
+ * be, as workdir_removed does).  The same as job_win_create, _release,
+ * _follow and _end in a row.
  */
 int job_win_run(const struct job_win_req *req, struct job_win_res *res);
+
+/*
+ * The same run in steps, for the helper, which reports between them
+ * (BACKEND and CREATED after create, GO before release):
+ *   create   refusals, the workdir, the job and its read-back (res->run.rb,
+ *            .ap), the payload created suspended and assigned to the job
+ *            (res->pid): it has run no instruction.  -1 as job_win_run,
+ *            with everything already undone (*w NULL).
+ *   release  resumes it; -1 (res->err) if it could not be.
+ *   follow   until it ends, a cap, the wall deadline or req->stop.
+ *   end      every path: the job terminated (the held payload too), the
+ *            workdir removed, the outcome decided if it was followed; w
+ *            freed.  req must live until then.
+ */
+struct job_win;
+int job_win_create(const struct job_win_req *req, struct job_win_res *res,
+    struct job_win **w);
+int job_win_release(struct job_win *w, struct job_win_res *res);
+void job_win_follow(struct job_win *w, struct job_win_res *res);
+void job_win_end(struct job_win *w, struct job_win_res *res);
 #endif
 
 #endif

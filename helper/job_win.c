@@ -51,6 +51,7 @@
 
 #include "env.h"
 #include "job.h"
+#include "types.h"
 #include "winutil.h"
 
 /* Polling step of the follow loop, ms (the removal's: winutil.c). */
@@ -168,26 +169,27 @@ static const char *const win_needed[] = {
 	"NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS",
 };
 
-/*
- * Whether the invoker's "KEY=VALUE" reaches the payload.  Windows names
- * are case-insensitive ("Path" is PATH), so the allow-lists compare the
- * upper-cased key; a proxy variable, in any case, never passes
- * (cordon_env_is_proxy), whatever else would allow it.
- */
+/* The upper-cased name of "KEY=VALUE" into key; false if it does not fit. */
 static bool
-env_passes(const char *entry)
+env_key(const char *entry, char key[CORDON_ENV_MAX_NAME + 1])
 {
-	char key[CORDON_ENV_MAX_NAME + 1];
 	size_t n = strcspn(entry, "="), i;
 
-	if (n == 0 || n > CORDON_ENV_MAX_NAME || cordon_env_is_proxy(entry))
+	if (n == 0 || n > CORDON_ENV_MAX_NAME)
 		return false;
 	for (i = 0; i < n; i++)
 		key[i] = entry[i] >= 'a' && entry[i] <= 'z' ?
 		    (char)(entry[i] - 'a' + 'A') : entry[i];
 	key[n] = '\0';
-	if (cordon_env_allowed(key))
-		return true;
+	return true;
+}
+
+/* Whether the upper-cased key is one Windows itself needs (win_needed). */
+static bool
+env_needed(const char *key)
+{
+	size_t i;
+
 	for (i = 0; i < sizeof(win_needed) / sizeof(win_needed[0]); i++)
 		if (strcmp(key, win_needed[i]) == 0)
 			return true;
@@ -195,40 +197,113 @@ env_passes(const char *entry)
 }
 
 /*
- * The payload's environment block: the invoker's variables that pass,
- * then TEMP, TMP and USERPROFILE set to the workdir (HOME and TMPDIR's
- * place on Windows).  The "=C:" entries (per-drive directories) are
- * the invoker's and are dropped.
+ * Whether the invoker's "KEY=VALUE" reaches the payload (the test
+ * driver's environment; the helper's comes checked in the request).
+ * Windows names are case-insensitive ("Path" is PATH), so the
+ * allow-lists compare the upper-cased key; a proxy variable, in any
+ * case, never passes (cordon_env_is_proxy), whatever else would allow it.
+ */
+static bool
+env_passes(const char *entry)
+{
+	char key[CORDON_ENV_MAX_NAME + 1];
+
+	if (!env_key(entry, key) || cordon_env_is_proxy(entry))
+		return false;
+	return cordon_env_allowed(key) || env_needed(key);
+}
+
+/* Whether key is one of the names the block sets to the workdir. */
+static bool
+env_ours(const char *key)
+{
+	return strcmp(key, "TEMP") == 0 || strcmp(key, "TMP") == 0 ||
+	    strcmp(key, "USERPROFILE") == 0;
+}
+
+/*
+ * Appends entry unless its name, compared without case as Windows does,
+ * is already in b's first *nkeys names (kept in keys) or is one the block
+ * sets itself.  The request holds at most CORDON_MAX_ENVC entries and
+ * win_needed a few more, so JOB_WIN_MAX_ENV is never reached.
+ */
+#define JOB_WIN_MAX_ENV (CORDON_MAX_ENVC + 16)
+static void
+env_add(struct cordon_wbuf *b, const wchar_t *w, const char *entry,
+    char (*keys)[CORDON_ENV_MAX_NAME + 1], size_t *nkeys)
+{
+	char key[CORDON_ENV_MAX_NAME + 1];
+	size_t i;
+
+	if (!env_key(entry, key) || env_ours(key) ||
+	    cordon_env_is_proxy(entry) || *nkeys >= JOB_WIN_MAX_ENV)
+		return;
+	for (i = 0; i < *nkeys; i++)
+		if (strcmp(keys[i], key) == 0)
+			return;
+	memcpy(keys[(*nkeys)++], key, sizeof(key));
+	cordon_wbuf_add(b, w, wcslen(w) + 1);
+}
+
+/*
+ * The payload's environment block.  With envp (the helper: the request's
+ * environment, which intake.c checked against the allow-list) those
+ * entries, then the names Windows itself needs (win_needed) from this
+ * process's own environment (the broker gives the helper SystemRoot);
+ * without (the test driver) the invoker's variables that env_passes.
+ * Then TEMP, TMP and USERPROFILE set to the workdir (HOME and TMPDIR's
+ * place on Windows).  Names are compared without case, as Windows
+ * does: the first of "PATH" and "Path" wins, a proxy variable in any
+ * case never passes, and no entry can set TEMP, TMP or USERPROFILE
+ * beside ours.  The "=C:" entries (per-drive directories) are dropped.
  */
 static wchar_t *
-env_block(const wchar_t *workdir, struct job_win_res *res)
+env_block(char *const *envp, const wchar_t *workdir, struct job_win_res *res)
 {
 	static const wchar_t *const set[] = { L"TEMP=", L"TMP=",
 	    L"USERPROFILE=" };
 	struct cordon_wbuf b = { NULL, 0, 0, false };
+	char (*keys)[CORDON_ENV_MAX_NAME + 1] = calloc(JOB_WIN_MAX_ENV,
+	    sizeof(*keys));
 	wchar_t *all = GetEnvironmentStringsW(), *e;
-	size_t i;
+	size_t i, nkeys = 0;
 
-	if (all == NULL) {
+	if (all == NULL || keys == NULL) {
 		say(res, "cannot read the environment (error %lu)",
 		    GetLastError());
+		free(keys);
+		if (all != NULL)
+			(void)FreeEnvironmentStringsW(all);
 		return NULL;
 	}
-	for (e = all; *e != L'\0'; e += wcslen(e) + 1) {
-		char *u = cordon_win_narrow(e);
+	for (i = 0; envp != NULL && envp[i] != NULL; i++) {
+		wchar_t *w = cordon_win_widen(envp[i]);
 
-		if (u != NULL && env_passes(u))
-			cordon_wbuf_add(&b, e, wcslen(e) + 1);
+		if (w == NULL)
+			b.failed = true;
+		else
+			env_add(&b, w, envp[i], keys, &nkeys);
+		free(w);
+	}
+	for (e = all; *e != L'\0'; e += wcslen(e) + 1) {
+		char *u = cordon_win_narrow(e), key[CORDON_ENV_MAX_NAME + 1];
+		bool pass = u != NULL && (envp == NULL ? env_passes(u) :
+		    env_key(u, key) && env_needed(key));
+
+		if (pass)
+			env_add(&b, e, u, keys, &nkeys);
 		free(u);
 	}
 	(void)FreeEnvironmentStringsW(all);
+	free(keys);
 	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
 		cordon_wbuf_str(&b, set[i]);
 		cordon_wbuf_add(&b, workdir, wcslen(workdir) + 1);
 	}
 	/* The block ends with an empty string: wbuf keeps a terminator. */
 	if (b.failed) {
-		say(res, "out of memory building the environment");
+		say(res, "out of memory building the environment, or an "
+		    "entry that is not UTF-8");
 		free(b.p);
 		return NULL;
 	}
@@ -441,10 +516,16 @@ drain(HANDLE port, struct job_win_res *res)
 	return cap;
 }
 
+/*
+ * Until the payload exits, a cap message, the wall deadline, or the
+ * caller's stop (the broker gone) says true.
+ */
 static void
-follow(HANDLE proc, HANDLE port, uint64_t wall_ns, struct job_win_res *res)
+follow(HANDLE proc, HANDLE port, const struct job_win_req *req,
+    struct job_win_res *res)
 {
 	ULONGLONG start = GetTickCount64();
+	uint64_t wall_ns = req->ask.wall_ns;
 	ULONGLONG wall_ms = wall_ns / 1000000 + (wall_ns % 1000000 != 0);
 	DWORD code = 0;
 
@@ -453,6 +534,10 @@ follow(HANDLE proc, HANDLE port, uint64_t wall_ns, struct job_win_res *res)
 
 		if (drain(port, res))
 			return;
+		if (req->stop != NULL && req->stop(req->stop_ctx)) {
+			res->stopped = true;
+			return;
+		}
 		if (wall_ns != 0) {
 			if (now - start >= wall_ms) {
 				job_events_add(&res->run.evs, JOB_EV_WALL);
@@ -539,18 +624,70 @@ full_path(const char *p, struct job_win_res *res)
 	return full;
 }
 
+/* One run's handles and paths, from job_win_create to job_win_end. */
+struct job_win {
+	const struct job_win_req *req;
+	wchar_t *dir, *cmd, *env;
+	HANDLE job, port;
+	PROCESS_INFORMATION pi;
+	bool made;        /* the workdir is this run's: removed at the end */
+	bool followed;    /* released and followed: the outcome is decided */
+};
+
+/*
+ * 6 and 7 for every path: the job terminated and closed, the handles
+ * closed, the workdir removed; the outcome decided if the run was
+ * followed.  Frees w.
+ */
+void
+job_win_end(struct job_win *w, struct job_win_res *res)
+{
+	if (w == NULL)
+		return;
+	if (w->job != NULL) {
+		(void)TerminateJobObject(w->job, KILLED_CODE);
+		(void)CloseHandle(w->job);
+	}
+	/* Also outside the job (a failed assignment: never resumed). */
+	if (w->pi.hProcess != NULL)
+		(void)TerminateProcess(w->pi.hProcess, KILLED_CODE);
+	/* Bounded: a run never hangs on its own teardown. */
+	if (w->pi.hProcess != NULL) {
+		(void)WaitForSingleObject(w->pi.hProcess, REAP_MS);
+		(void)CloseHandle(w->pi.hProcess);
+	}
+	if (w->pi.hThread != NULL)
+		(void)CloseHandle(w->pi.hThread);
+	if (w->port != NULL)
+		(void)CloseHandle(w->port);
+	if (w->made) {
+		res->workdir_removed = cordon_win_rmtree(w->dir);
+		if (!res->workdir_removed && w->followed)
+			say(res, "the workdir could not be removed");
+		else if (!res->workdir_removed)
+			(void)snprintf(res->err + strlen(res->err),
+			    sizeof(res->err) - strlen(res->err), "; and the "
+			    "workdir could not be removed");
+	}
+	if (w->followed)
+		job_outcome_decide(&res->run.ap, &res->run.rb, &res->run.evs,
+		    &res->run.acct, &res->run.end, &res->run.out);
+	free(w->env);
+	free(w->cmd);
+	free(w->dir);
+	free(w);
+}
+
 int
-job_win_run(const struct job_win_req *req, struct job_win_res *res)
+job_win_create(const struct job_win_req *req, struct job_win_res *res,
+    struct job_win **out)
 {
 	struct job_limits lim;
-	wchar_t *dir = NULL, *cmd = NULL, *env = NULL;
-	HANDLE job = NULL, port = NULL;
+	struct job_win *w;
 	STARTUPINFOW si;
-	PROCESS_INFORMATION pi = { NULL, NULL, 0, 0 };
 	enum cordon_cap_id unmet = CORDON_CAP_NONE;
-	bool made = false;
-	int r = -1;
 
+	*out = NULL;
 	memset(res, 0, sizeof(*res));
 	res->run.out.outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 	res->run.out.status = 125;
@@ -569,38 +706,44 @@ job_win_run(const struct job_win_req *req, struct job_win_res *res)
 	}
 	if (req->appcontainer && !appcontainer_resolve(res))
 		return -1;
-	dir = full_path(req->workdir, res);
-	cmd = dir == NULL ? NULL : command_line(req->argv, res);
-	env = cmd == NULL ? NULL : env_block(dir + 4, res);
-	if (env == NULL)
-		goto out;
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		say(res, "out of memory");
+		return -1;
+	}
+	w->req = req;
+	w->dir = full_path(req->workdir, res);
+	w->cmd = w->dir == NULL ? NULL : command_line(req->argv, res);
+	w->env = w->cmd == NULL ? NULL : env_block(req->envp, w->dir + 4,
+	    res);
+	if (w->env == NULL)
+		goto fail;
 
 	/* 2. The workdir. */
-	if (!workdir_make(dir, res))
-		goto out;
-	made = true;
+	if (!workdir_make(w->dir, res))
+		goto fail;
+	w->made = res->workdir_made = true;
 
 	/* 3. The job, its limits read back, and what they decide. */
-	job = CreateJobObjectW(NULL, NULL);
-	port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
-	if (job == NULL || port == NULL) {
+	w->job = CreateJobObjectW(NULL, NULL);
+	w->port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
+	if (w->job == NULL || w->port == NULL) {
 		say(res, "cannot create the job (error %lu)", GetLastError());
-		goto out;
+		goto fail;
 	}
-	if (!job_setup(job, port, &lim, res))
-		goto out;
+	if (!job_setup(w->job, w->port, &lim, res))
+		goto fail;
 	job_applied_decide(&req->ask, &res->run.rb, &res->run.ap);
 	unmet = job_require_unmet(&res->run.ap, req->require);
 	if (unmet != CORDON_CAP_NONE) {
 		say(res, "--require %s: not applied: %s",
 		    cordon_cap_name(unmet), res->run.ap.why[unmet]);
-		goto out;
+		goto fail;
 	}
 
-	/* 4. Suspended, assigned, resumed. */
-	if (!CreateProcessW(NULL, cmd, NULL, NULL, TRUE,
-	    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT, env, dir + 4, &si,
-	    &pi)) {
+	/* 4. Suspended and assigned; resumed only by job_win_release. */
+	if (!CreateProcessW(NULL, w->cmd, NULL, NULL, TRUE,
+	    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT, w->env, w->dir + 4,
+	    &si, &w->pi)) {
 		DWORD e = GetLastError();
 
 		res->run.out.status = spawn_status(e);
@@ -608,55 +751,55 @@ job_win_run(const struct job_win_req *req, struct job_win_res *res)
 		    res->run.out.status == 127 ? "not found" :
 		    res->run.out.status == 126 ? "not executable" :
 		    "CreateProcess failed", e);
-		pi.hProcess = pi.hThread = NULL;
-		goto out;
+		memset(&w->pi, 0, sizeof(w->pi));
+		goto fail;
 	}
-	if (!AssignProcessToJobObject(job, pi.hProcess)) {
+	if (!AssignProcessToJobObject(w->job, w->pi.hProcess)) {
 		say(res, "cannot put the payload in the job (error %lu); it "
 		    "was never resumed", GetLastError());
-		(void)TerminateProcess(pi.hProcess, KILLED_CODE);
-		goto out;
+		goto fail;
 	}
-	if (ResumeThread(pi.hThread) == (DWORD)-1) {
+	res->pid = w->pi.dwProcessId;
+	*out = w;
+	return 0;
+fail:
+	job_win_end(w, res);
+	return -1;
+}
+
+int
+job_win_release(struct job_win *w, struct job_win_res *res)
+{
+	if (ResumeThread(w->pi.hThread) == (DWORD)-1) {
 		say(res, "cannot resume the payload (error %lu)",
 		    GetLastError());
-		goto out;
+		return -1;
 	}
 	res->run.end.started = true;
+	return 0;
+}
 
-	/* 5. Follow; 6. account, then end every process in the job. */
-	follow(pi.hProcess, port, req->ask.wall_ns, res);
-	account(job, res);
-	r = 0;
-out:
-	if (job != NULL) {
-		(void)TerminateJobObject(job, KILLED_CODE);
-		(void)CloseHandle(job);
+void
+job_win_follow(struct job_win *w, struct job_win_res *res)
+{
+	/* 5. Follow; 6. account (job_win_end ends every process in it). */
+	follow(w->pi.hProcess, w->port, w->req, res);
+	account(w->job, res);
+	w->followed = true;
+}
+
+int
+job_win_run(const struct job_win_req *req, struct job_win_res *res)
+{
+	struct job_win *w = NULL;
+	int r = -1;
+
+	if (job_win_create(req, res, &w) < 0)
+		return -1;
+	if (job_win_release(w, res) == 0) {
+		job_win_follow(w, res);
+		r = 0;
 	}
-	/* Bounded: a run never hangs on its own teardown. */
-	if (pi.hProcess != NULL) {
-		(void)WaitForSingleObject(pi.hProcess, REAP_MS);
-		(void)CloseHandle(pi.hProcess);
-	}
-	if (pi.hThread != NULL)
-		(void)CloseHandle(pi.hThread);
-	if (port != NULL)
-		(void)CloseHandle(port);
-	/* 7. The workdir, on every path that made it. */
-	if (made) {
-		res->workdir_removed = cordon_win_rmtree(dir);
-		if (!res->workdir_removed && r == 0)
-			say(res, "the workdir could not be removed");
-		else if (!res->workdir_removed)
-			(void)snprintf(res->err + strlen(res->err),
-			    sizeof(res->err) - strlen(res->err), "; and the "
-			    "workdir could not be removed");
-	}
-	if (r == 0)
-		job_outcome_decide(&res->run.ap, &res->run.rb, &res->run.evs,
-		    &res->run.acct, &res->run.end, &res->run.out);
-	free(env);
-	free(cmd);
-	free(dir);
+	job_win_end(w, res);
 	return r;
 }

@@ -45,7 +45,7 @@ cat >"$out/config.h" <<'EOH'
 EOH
 
 sources="helper/sbpl.c helper/seatbelt_macos.c helper/spawn.c helper/caps.c
-helper/util.c
+helper/util.c helper/die.c
 common/types.c common/ids.c tests/macos/driver.c"
 for target in aarch64-macos x86_64-macos; do
 	set --

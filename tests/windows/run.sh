@@ -5,6 +5,8 @@
 # and the shared sources it reuses), kids.exe (the payload), and chan.exe
 # (the broker's platform layer, broker/plat_win.c, and the framed
 # channel, common/frame.c) with echo.exe as its helper, with
+# mingw-w64, and cordon-helper.exe (helper/main_win.c) with runner.exe
+# (the broker's side of its channel: tests/windows/runner.c) with
 # mingw-w64, then drives them under Wine in a throw-away WINEPREFIX under
 # the build directory, WINEDEBUG=-all.  Checks: exit codes pass through;
 # a grandchild is dead after the run; the wall cap ends a sleeper as cap
@@ -73,6 +75,19 @@ chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
     -lbcrypt || exit 99
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -o "$out/kids.exe" "$src/tests/windows/kids.c" || exit 99
+# cordon-helper.exe (helper/main_win.c; Makefile.am's PLAT_WIN list) and
+# runner.exe, the broker's side of its channel (broker/plat_win.c).
+# shellcheck disable=SC2086
+"$MINGW_CC" $wflags -o "$out/cordon-helper.exe" "$src/helper/main_win.c" \
+    "$src/helper/die.c" "$src/helper/intake.c" "$src/helper/job_win.c" \
+    "$src/helper/job.c" \
+    "$src/common/buf.c" "$src/common/wire.c" "$src/common/wire_helper.c" \
+    "$src/common/frame.c" "$src/common/types.c" "$src/common/ids.c" \
+    "$src/common/winutil.c" "$src/policy/env.c" || exit 99
+# shellcheck disable=SC2086
+"$MINGW_CC" $(echo "$wflags" | sed 's/ -municode//') -I"$src/broker" \
+    -o "$out/runner.exe" "$src/tests/windows/runner.c" \
+    "$src/broker/plat_win.c" $chansrc -lbcrypt || exit 99
 echo "# cross-built in $(( $(date +%s) - t0 )) s: driver.exe $(wc -c <"$out/driver.exe") bytes"
 
 # winpath PATH: the Windows name of a Linux path (Wine's Z: is /).
@@ -121,6 +136,32 @@ done <"$tmp/chan.checks"
 [ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 38 ] &&
     tr -d '\r' <"$tmp/chan.out" | grep -qx 'echo: stdout'
 result "channel: chan.exe ran all 38 checks, the helper's stdout passed through (exit $chanrc)" $?
+
+# --- cordon-helper.exe through the broker's channel (runner.exe) -------------
+# The workdir base is a '/'-rooted path, the only kind the wire's REQUEST
+# takes today (common/wire_helper.c); Wine resolves it on Z:, where it is.
+mkdir -p "$tmp/hbase" "$tmp/hscratch" || exit 99
+"$wine" "$out/runner.exe" "$(winpath "$out/cordon-helper.exe")" "$kids" \
+    "$tmp/hbase" "$(winpath "$tmp/hscratch")" >"$tmp/runner.out" \
+    2>"$tmp/runner.err" </dev/null
+runnerrc=$?
+tr -d '\r' <"$tmp/runner.out" | sed -n 's/^check: //p' >"$tmp/runner.checks"
+while IFS= read -r c; do
+	case $c in ok\ *) result "helper: ${c#ok }" 0 ;;
+	*) result "helper: ${c#FAILED }" 1 ;; esac
+done <"$tmp/runner.checks"
+[ "$runnerrc" -eq 0 ] && [ "$(wc -l <"$tmp/runner.checks")" -eq 20 ]
+result "helper: runner.exe ran all 20 checks (exit $runnerrc)" $?
+# kids.exe getenv TEMP printed the workdir (runner.c, environment()).
+tr -d '\r' <"$tmp/runner.out" |
+    grep -qxF "$(winpath "$tmp/hbase")\\00112233445566778899aabbccddeeff"
+result "helper: TEMP is the run's workdir, whatever the request set" $?
+[ -z "$(ls -A "$tmp/hbase")" ]
+result "helper: no workdir is left in the base after all the runs" $?
+"$wine" "$out/cordon-helper.exe" >/dev/null 2>"$tmp/hand.err" </dev/null
+handrc=$?
+[ "$handrc" -eq 125 ] && grep -q 'not by hand' "$tmp/hand.err"
+result "helper: started by hand (no --channel): 125, saying why (got $handrc)" $?
 
 # --- exit codes --------------------------------------------------------------
 for code in 0 3 1 42; do
