@@ -101,6 +101,16 @@ job_applied_decide(const struct job_ask *ask, const struct job_readback *rb,
 	    (rb->flags & JOB_RB_KILL_ON_CLOSE) != 0;
 }
 
+void
+job_applied_appcontainer(struct job_applied *ap)
+{
+	ap->why[CORDON_CAP_NETWORK] = NULL;
+	ap->why[CORDON_CAP_FILESYSTEM] = NULL;
+	ap->applied |= 1U << CORDON_CAP_NETWORK | 1U << CORDON_CAP_FILESYSTEM;
+	ap->why[CORDON_CAP_SCOPING] = "what an AppContainer may open of other "
+	    "processes depends on their DACLs, which cordon does not check";
+}
+
 enum cordon_cap_id
 job_require_unmet(const struct job_applied *ap, uint32_t require)
 {

@@ -126,6 +126,14 @@ void job_applied_decide(const struct job_ask *ask,
     const struct job_readback *rb, struct job_applied *out);
 
 /*
+ * What an AppContainer adds to the job's caps (--backend appcontainer):
+ * network (an empty capability list: no socket reaches anything,
+ * loopback included) and filesystem (writes only where the container's
+ * SID was granted: the workdir).  Scoping stays not applied, with why.
+ */
+void job_applied_appcontainer(struct job_applied *ap);
+
+/*
  * The first cap in require (a bit per enum cordon_cap_id) that ap does
  * not apply, or CORDON_CAP_NONE: --require refuses the run on it before
  * the payload is started.
@@ -195,6 +203,9 @@ struct job_win_req {
 	 */
 	char *const *envp;
 	bool appcontainer;         /* --backend appcontainer */
+	const char *run_id;        /* appcontainer: names its profile (hex) */
+	char *const *ro;           /* appcontainer: --ro-bind sources, read */
+	size_t nro;
 	uint32_t require;          /* --require: a bit per cordon_cap_id */
 	/* Polled while the payload runs: true ends it (the broker gone). */
 	bool (*stop)(void *ctx);

@@ -336,46 +336,236 @@ workdir_make(const wchar_t *path, struct job_win_res *res)
 /* --- AppContainer --------------------------------------------------------- */
 
 /*
- * The AppContainer functions are resolved at run time from userenv.dll
- * (Windows 8 and later export them; Wine's userenv does not), so one
- * binary runs everywhere and says why when the access tier is missing.
+ * The access tier (--backend appcontainer), inside the same job:
+ *   a. userenv.dll's AppContainer functions, resolved at run time
+ *      (Windows 8 and later export them; Wine's userenv does not), so one
+ *      binary runs everywhere and says why when the tier is missing.
+ *   b. A profile for this run alone, "cordon.run.<run id>"
+ *      (CreateAppContainerProfile, no capabilities): its SID is the
+ *      payload's identity.  One left by a helper that died is deleted
+ *      first; the name is the run's, so it is no other run's.
+ *   c. Explicit ACEs for that SID: the workdir (full control, inherited
+ *      below it) and each --ro-bind source (read and execute, inherited),
+ *      added to each object's DACL (GetNamedSecurityInfoW, SetEntriesInAclW
+ *      GRANT_ACCESS, SetNamedSecurityInfoW).  Nothing else of the
+ *      invoker's is granted: an AppContainer reaches only what names its
+ *      SID or ALL APPLICATION PACKAGES (the system's read-only parts).
+ *   d. The payload is created with PROC_THREAD_ATTRIBUTE_SECURITY_
+ *      CAPABILITIES naming the SID and an empty capability list: no
+ *      internetClient, no privateNetwork, so no network at all (loopback
+ *      included: an AppContainer needs a loopback exemption, which is
+ *      never made).  Suspended and assigned to the job as on the job
+ *      backend.
+ *   e. On every exit path (appcontainer_undo, from job_win_end): each
+ *      grant revoked (REVOKE_ACCESS removes every ACE for the SID), then
+ *      the profile deleted (DeleteAppContainerProfile), the SID freed.
+ * None of this has run: the build host has only Wine, which lacks a.
  */
+typedef HRESULT (WINAPI *create_profile_fn)(PCWSTR, PCWSTR, PCWSTR,
+    PSID_AND_ATTRIBUTES, DWORD, PSID *);
+typedef HRESULT (WINAPI *delete_profile_fn)(PCWSTR);
+typedef HRESULT (WINAPI *derive_sid_fn)(PCWSTR, PSID *);
+
+/* Grants made, for revoking: at most one per --ro-bind plus the workdir. */
+#define AC_MAX_GRANTS (CORDON_MAX_BINDS + 1)
+
+struct appcontainer {
+	HMODULE userenv;
+	create_profile_fn create;
+	delete_profile_fn remove;
+	derive_sid_fn derive;
+	wchar_t name[64];          /* cordon.run.<run id> */
+	bool profile;              /* made: deleted at the end */
+	PSID sid;                  /* FreeSid at the end */
+	wchar_t *granted[AC_MAX_GRANTS];
+	size_t ngranted;
+};
+
 static bool
-appcontainer_resolve(struct job_win_res *res)
+appcontainer_resolve(struct appcontainer *ac, struct job_win_res *res)
 {
 	static const char *const fns[] = { "CreateAppContainerProfile",
-	    "DeriveAppContainerSidFromAppContainerName",
-	    "DeleteAppContainerProfile" };
-	HMODULE u = LoadLibraryExW(L"userenv.dll", NULL,
-	    LOAD_LIBRARY_SEARCH_SYSTEM32);
+	    "DeleteAppContainerProfile",
+	    "DeriveAppContainerSidFromAppContainerName" };
+	FARPROC got[3] = { NULL, NULL, NULL };
 	size_t i;
 
-	if (u == NULL) {
+	ac->userenv = LoadLibraryExW(L"userenv.dll", NULL,
+	    LOAD_LIBRARY_SEARCH_SYSTEM32);
+	if (ac->userenv == NULL) {
 		say(res, "--backend appcontainer: userenv.dll cannot be loaded "
 		    "(error %lu), so there is no AppContainer here",
 		    GetLastError());
 		return false;
 	}
 	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
-		if (GetProcAddress(u, fns[i]) == NULL) {
+		if ((got[i] = GetProcAddress(ac->userenv, fns[i])) == NULL) {
 			say(res, "--backend appcontainer: userenv.dll has no "
 			    "%s, so this system cannot create an AppContainer "
 			    "(Wine does not implement them; Windows 8 and "
 			    "later do)", fns[i]);
-			(void)FreeLibrary(u);
 			return false;
 		}
-	(void)FreeLibrary(u);
-	/*
-	 * The run itself (a profile per run, its SID granted the workdir
-	 * and each --ro-bind source, an empty capability list, started
-	 * through PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES inside the
-	 * job) is not built: nothing on this build host could test it.
-	 */
-	say(res, "--backend appcontainer: this system has AppContainers, but "
-	    "cordon's AppContainer run is not built yet (only the Job Object "
-	    "is); use --backend job");
-	return false;
+	/* The documented signatures (userenv.h), through void (*)(void). */
+	ac->create = (create_profile_fn)(void (*)(void))got[0];
+	ac->remove = (delete_profile_fn)(void (*)(void))got[1];
+	ac->derive = (derive_sid_fn)(void (*)(void))got[2];
+	return true;
+}
+
+/* b. This run's profile and its SID. */
+static bool
+appcontainer_profile(struct appcontainer *ac, const char *run_id,
+    struct job_win_res *res)
+{
+	HRESULT hr;
+
+	if (run_id == NULL || strlen(run_id) > 40 ||
+	    strspn(run_id, "0123456789abcdef") != strlen(run_id)) {
+		say(res, "--backend appcontainer: the run id is not hex");
+		return false;
+	}
+	(void)swprintf(ac->name, sizeof(ac->name) / sizeof(ac->name[0]),
+	    L"cordon.run.%hs", run_id);
+	/* One a dead helper left: the run id is this run's, never another's. */
+	(void)ac->remove(ac->name);
+	hr = ac->create(ac->name, L"cordon run", L"one cordon run's sandbox",
+	    NULL, 0, &ac->sid);
+	if (FAILED(hr)) {
+		say(res, "--backend appcontainer: CreateAppContainerProfile "
+		    "failed (HRESULT 0x%08lx)", (unsigned long)hr);
+		ac->sid = NULL;
+		return false;
+	}
+	ac->profile = true;
+	return true;
+}
+
+/*
+ * Adds (grant) or removes (revoke) the SID's ACE on path's DACL.  The
+ * object is named by its full path; inheritance carries the grant below
+ * a directory (and SetNamedSecurityInfoW walks the tree to apply it).
+ */
+static DWORD
+appcontainer_ace(const struct appcontainer *ac, const wchar_t *path,
+    ACCESS_MODE mode, DWORD rights)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	PACL old = NULL, acl = NULL;
+	EXPLICIT_ACCESSW ea;
+	DWORD e;
+
+	e = GetNamedSecurityInfoW(path, SE_FILE_OBJECT,
+	    DACL_SECURITY_INFORMATION, NULL, NULL, &old, NULL, &sd);
+	if (e != ERROR_SUCCESS)
+		return e;
+	memset(&ea, 0, sizeof(ea));
+	ea.grfAccessPermissions = rights;
+	ea.grfAccessMode = mode;
+	ea.grfInheritance = SUB_CONTAINERS_AND_OBJECTS_INHERIT;
+	ea.Trustee.TrusteeForm = TRUSTEE_IS_SID;
+	ea.Trustee.TrusteeType = TRUSTEE_IS_WELL_KNOWN_GROUP;
+	ea.Trustee.ptstrName = (LPWSTR)ac->sid;
+	e = SetEntriesInAclW(1, &ea, old, &acl);
+	if (e == ERROR_SUCCESS)
+		e = SetNamedSecurityInfoW((LPWSTR)(uintptr_t)path,
+		    SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, acl,
+		    NULL);
+	if (acl != NULL)
+		(void)LocalFree(acl);
+	(void)LocalFree(sd);
+	return e;
+}
+
+/* c. One grant, remembered for the revoke before it is made. */
+static bool
+appcontainer_grant(struct appcontainer *ac, const char *path, DWORD rights,
+    struct job_win_res *res)
+{
+	wchar_t *w = cordon_win_widen(path);
+	DWORD e;
+
+	if (w == NULL || ac->ngranted >= AC_MAX_GRANTS) {
+		say(res, "--backend appcontainer: cannot grant '%s'", path);
+		free(w);
+		return false;
+	}
+	ac->granted[ac->ngranted++] = w;
+	if ((e = appcontainer_ace(ac, w, GRANT_ACCESS, rights)) !=
+	    ERROR_SUCCESS) {
+		say(res, "--backend appcontainer: cannot grant the container "
+		    "'%s' (error %lu)", path, e);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * e. Every grant revoked, then the profile deleted.  A revoke that fails
+ * is said in res->err (the ACE names a SID no process will have once the
+ * profile is gone, but it is the invoker's to see).
+ */
+static void
+appcontainer_undo(struct appcontainer *ac, struct job_win_res *res)
+{
+	size_t i;
+	DWORD e;
+
+	for (i = 0; i < ac->ngranted; i++) {
+		if (ac->sid != NULL && (e = appcontainer_ace(ac, ac->granted[i],
+		    REVOKE_ACCESS, 0)) != ERROR_SUCCESS &&
+		    e != ERROR_FILE_NOT_FOUND && e != ERROR_PATH_NOT_FOUND)
+			(void)snprintf(res->err + strlen(res->err),
+			    sizeof(res->err) - strlen(res->err), "%sthe "
+			    "container's grant on a --ro-bind source could not "
+			    "be revoked (error %lu)", res->err[0] != '\0' ?
+			    "; " : "", e);
+		free(ac->granted[i]);
+		ac->granted[i] = NULL;
+	}
+	ac->ngranted = 0;
+	if (ac->profile)
+		(void)ac->remove(ac->name);
+	ac->profile = false;
+	if (ac->sid != NULL)
+		(void)FreeSid(ac->sid);
+	ac->sid = NULL;
+	if (ac->userenv != NULL)
+		(void)FreeLibrary(ac->userenv);
+	ac->userenv = NULL;
+}
+
+/*
+ * d. The attribute list naming the container with no capability, for
+ * CreateProcessW (EXTENDED_STARTUPINFO_PRESENT).
+ */
+static bool
+appcontainer_attrs(const struct appcontainer *ac, SECURITY_CAPABILITIES *sc,
+    STARTUPINFOEXW *si, struct job_win_res *res)
+{
+	SIZE_T n = 0;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->AppContainerSid = ac->sid;
+	sc->Capabilities = NULL;   /* none: no network, loopback included */
+	sc->CapabilityCount = 0;
+	(void)InitializeProcThreadAttributeList(NULL, 1, 0, &n);
+	if ((si->lpAttributeList = malloc(n)) == NULL ||
+	    !InitializeProcThreadAttributeList(si->lpAttributeList, 1, 0, &n)) {
+		free(si->lpAttributeList);
+		si->lpAttributeList = NULL;
+		say(res, "--backend appcontainer: cannot build the attribute "
+		    "list (error %lu)", GetLastError());
+		return false;
+	}
+	if (!UpdateProcThreadAttribute(si->lpAttributeList, 0,
+	    PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES, sc, sizeof(*sc), NULL,
+	    NULL)) {
+		say(res, "--backend appcontainer: cannot name the container "
+		    "(error %lu)", GetLastError());
+		return false;
+	}
+	return true;
 }
 
 /* --- the job -------------------------------------------------------------- */
@@ -632,6 +822,7 @@ struct job_win {
 	PROCESS_INFORMATION pi;
 	bool made;        /* the workdir is this run's: removed at the end */
 	bool followed;    /* released and followed: the outcome is decided */
+	struct appcontainer ac;  /* --backend appcontainer: undone at the end */
 };
 
 /*
@@ -662,6 +853,7 @@ job_win_end(struct job_win *w, struct job_win_res *res)
 		(void)CloseHandle(w->port);
 	if (w->made) {
 		res->workdir_removed = cordon_win_rmtree(w->dir);
+		/* The workdir's own grant went with it (not found: ignored). */
 		if (!res->workdir_removed && w->followed)
 			say(res, "the workdir could not be removed");
 		else if (!res->workdir_removed)
@@ -669,6 +861,8 @@ job_win_end(struct job_win *w, struct job_win_res *res)
 			    sizeof(res->err) - strlen(res->err), "; and the "
 			    "workdir could not be removed");
 	}
+	/* Every process of the container is gone: its grants and profile. */
+	appcontainer_undo(&w->ac, res);
 	if (w->followed)
 		job_outcome_decide(&res->run.ap, &res->run.rb, &res->run.evs,
 		    &res->run.acct, &res->run.end, &res->run.out);
@@ -684,15 +878,18 @@ job_win_create(const struct job_win_req *req, struct job_win_res *res,
 {
 	struct job_limits lim;
 	struct job_win *w;
-	STARTUPINFOW si;
+	STARTUPINFOEXW si;
+	SECURITY_CAPABILITIES sc;
 	enum cordon_cap_id unmet = CORDON_CAP_NONE;
+	size_t i;
+	BOOL ok;
 
 	*out = NULL;
 	memset(res, 0, sizeof(*res));
 	res->run.out.outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 	res->run.out.status = 125;
 	memset(&si, 0, sizeof(si));
-	si.cb = sizeof(si);
+	si.StartupInfo.cb = sizeof(si.StartupInfo);
 
 	/* 1. Refusals, before anything exists. */
 	if (req->argv == NULL || req->argv[0] == NULL) {
@@ -704,13 +901,13 @@ job_win_create(const struct job_win_req *req, struct job_win_res *res,
 		    "limit (32 bits)", (unsigned long long)req->ask.nproc);
 		return -1;
 	}
-	if (req->appcontainer && !appcontainer_resolve(res))
-		return -1;
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		say(res, "out of memory");
 		return -1;
 	}
 	w->req = req;
+	if (req->appcontainer && !appcontainer_resolve(&w->ac, res))
+		goto fail;
 	w->dir = full_path(req->workdir, res);
 	w->cmd = w->dir == NULL ? NULL : command_line(req->argv, res);
 	w->env = w->cmd == NULL ? NULL : env_block(req->envp, w->dir + 4,
@@ -722,6 +919,16 @@ job_win_create(const struct job_win_req *req, struct job_win_res *res,
 	if (!workdir_make(w->dir, res))
 		goto fail;
 	w->made = res->workdir_made = true;
+	/* b, c: the container's profile, then its grants (the ACEs). */
+	if (req->appcontainer) {
+		if (!appcontainer_profile(&w->ac, req->run_id, res) ||
+		    !appcontainer_grant(&w->ac, req->workdir, GENERIC_ALL, res))
+			goto fail;
+		for (i = 0; i < req->nro; i++)
+			if (!appcontainer_grant(&w->ac, req->ro[i],
+			    GENERIC_READ | GENERIC_EXECUTE, res))
+				goto fail;
+	}
 
 	/* 3. The job, its limits read back, and what they decide. */
 	w->job = CreateJobObjectW(NULL, NULL);
@@ -733,6 +940,8 @@ job_win_create(const struct job_win_req *req, struct job_win_res *res,
 	if (!job_setup(w->job, w->port, &lim, res))
 		goto fail;
 	job_applied_decide(&req->ask, &res->run.rb, &res->run.ap);
+	if (req->appcontainer)
+		job_applied_appcontainer(&res->run.ap);
 	unmet = job_require_unmet(&res->run.ap, req->require);
 	if (unmet != CORDON_CAP_NONE) {
 		say(res, "--require %s: not applied: %s",
@@ -740,10 +949,20 @@ job_win_create(const struct job_win_req *req, struct job_win_res *res,
 		goto fail;
 	}
 
+	/* d: the container, named with no capability. */
+	if (req->appcontainer && !appcontainer_attrs(&w->ac, &sc, &si, res))
+		goto fail;
 	/* 4. Suspended and assigned; resumed only by job_win_release. */
-	if (!CreateProcessW(NULL, w->cmd, NULL, NULL, TRUE,
-	    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT, w->env, w->dir + 4,
-	    &si, &w->pi)) {
+	ok = CreateProcessW(NULL, w->cmd, NULL, NULL, TRUE,
+	    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT |
+	    (si.lpAttributeList != NULL ? EXTENDED_STARTUPINFO_PRESENT : 0),
+	    w->env, w->dir + 4, &si.StartupInfo, &w->pi);
+	if (si.lpAttributeList != NULL) {
+		DeleteProcThreadAttributeList(si.lpAttributeList);
+		free(si.lpAttributeList);
+		si.lpAttributeList = NULL;
+	}
+	if (!ok) {
 		DWORD e = GetLastError();
 
 		res->run.out.status = spawn_status(e);
@@ -763,6 +982,10 @@ job_win_create(const struct job_win_req *req, struct job_win_res *res,
 	*out = w;
 	return 0;
 fail:
+	if (si.lpAttributeList != NULL) {
+		DeleteProcThreadAttributeList(si.lpAttributeList);
+		free(si.lpAttributeList);
+	}
 	job_win_end(w, res);
 	return -1;
 }

@@ -54,7 +54,8 @@
  * Not yet here (what the Linux helper also does): the system policy
  * (policy/policy.c does not build for Windows yet) is not loaded, so only
  * the broker holds a run to it; --ro-bind is refused on the job backend
- * (a job has no mount table); the AppContainer tier is job_win.c's.
+ * (a job has no mount table; on appcontainer each source is granted to
+ * the container for reading, job_win.c); a PROBE is refused.
  */
 #include "config.h"
 
@@ -201,6 +202,8 @@ check_request(const struct request *req)
 	if ((req->flags & CORDON_REQ_EGRESS) != 0)
 		die("--allow-host is not available on Windows: a Job Object "
 		    "cannot confine the command's network to the egress proxy");
+	if (req->bindc > CORDON_MAX_BINDS)
+		die("too many --ro-bind sources");
 	if (req->bindc != 0 && req->backend != CORDON_BACKEND_APPCONTAINER)
 		die("--ro-bind is not available on the job backend: a Job "
 		    "Object has no mount table (appcontainer grants read "
@@ -342,9 +345,13 @@ run(const struct request *req)
 {
 	struct job_win_req jr;
 	char *workdir = workdir_path(req);
+	char **ro = xcalloc(req->bindc + 1, sizeof(*ro));
+	uint32_t i;
 	ULONGLONG start;
 	struct cordon_msg m;
 
+	for (i = 0; i < req->bindc; i++)
+		ro[i] = req->binds[i].src;
 	memset(&jr, 0, sizeof(jr));
 	jr.ask.cpu_ns = req->limits.cpu_ns;
 	jr.ask.wall_ns = req->limits.wall_ns;
@@ -355,6 +362,10 @@ run(const struct request *req)
 	jr.argv = req->argv;
 	jr.envp = req->envp;
 	jr.appcontainer = req->backend == CORDON_BACKEND_APPCONTAINER;
+	/* appcontainer: its profile's name, and the sources it may read. */
+	jr.run_id = req->run_id;
+	jr.ro = ro;
+	jr.nro = req->bindc;
 	jr.require = req->require;
 	jr.stop = broker_stop;
 
@@ -365,6 +376,7 @@ run(const struct request *req)
 			send_backend(req);
 			report_not_run();
 			send_teardown();
+			free(ro);
 			free(workdir);
 			return;
 		}
@@ -390,6 +402,7 @@ run(const struct request *req)
 		(void)wait_go();
 	send_teardown();
 	st.reported = true;
+	free(ro);
 	free(workdir);
 }
 

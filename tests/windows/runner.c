@@ -19,7 +19,8 @@
  * ERROR with nothing run; EOF before GO runs nothing (the held payload
  * never writes its file) and removes the workdir; malformed requests
  * (a type out of sequence, an oversized ARG, an ENV without '=', a
- * REQUEST field out of range, an unknown backend) are refused with
+ * REQUEST field out of range, an unknown backend, appcontainer where
+ * Wine has none) are refused with
  * ERROR, exit 125 and no workdir; proxy variables never reach the
  * payload, whatever their case; the broker going away mid-run ends it.
  */
@@ -507,6 +508,15 @@ malformed(void)
 		(void)send_request(sock, &a, 3, 0);
 		refused("backend linux-ns is refused on Windows", sock, pid,
 		    "not available on Windows");
+	}
+	/* AppContainer, where userenv.dll lacks it (Wine): refused first. */
+	if (cordon_start_helper_io(helper, &pid, &sock, -1, -1, -1) == 0) {
+		kids_ask(&a, "exit", "0");
+		a.backend = CORDON_BACKEND_APPCONTAINER;
+		(void)send_request(sock, &a, 3, 0);
+		refused("backend appcontainer under Wine: refused naming the "
+		    "missing function, nothing made", sock, pid,
+		    "userenv.dll has no CreateAppContainerProfile");
 	}
 	/* An inherited variable off the allow-list. */
 	if (cordon_start_helper_io(helper, &pid, &sock, -1, -1, -1) == 0) {
