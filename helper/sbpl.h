@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cordon_ids.h"
 #include "sbpl_names.h"
 
 /*
@@ -74,6 +75,18 @@ extern const char *const sbpl_modifier_names[SBPL_MODIFIER_N_];
 /* The $HOME entries the profile keeps unreadable, relative to HOME. */
 extern const char *const sbpl_home_secrets[];
 extern const size_t sbpl_home_secrets_n;
+
+/*
+ * seatbelt_decide.c: the backend a macOS run gets from what it asked
+ * for and the probe (ok, or why not), with the reason; -1 with the
+ * reason when it gets none (seatbelt asked for and not applying, or
+ * another system's backend).  And the caps each applies (a bit per
+ * enum cordon_cap_id).  Plain C, tested on Linux.
+ */
+int seatbelt_decide(enum cordon_backend_id want, bool probe_ok,
+    const char *probe_why, enum cordon_backend_id *pick, char *reason,
+    size_t reasonsz);
+uint32_t seatbelt_applied(enum cordon_backend_id b, bool network);
 
 #ifdef __APPLE__
 /*
