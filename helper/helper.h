@@ -4,6 +4,9 @@
  * One file per concern (helper.c has the theory of operation):
  *   helper.c    start-up, fd and signal hygiene, the run's life cycle
  *   util.c      formatting, time (die.c: die(), xcalloc())
+ * The other systems' helpers (not in this build): main_win.c with
+ * job_win.c and job.c (Windows, a Job Object), main_macos.c with
+ * seatbelt_macos.c, seatbelt_decide.c and sbpl.c (macOS, sandbox-exec).
  *   intake.c    reading and re-checking the request (request.h;
  *               intake_sock.c: from the SOCK_SEQPACKET socket)
  *   priv.c      setuid mode: raising, dropping and verifying privilege,

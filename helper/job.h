@@ -244,6 +244,15 @@ int job_win_run(const struct job_win_req *req, struct job_win_res *res);
  *            workdir removed, the outcome decided if it was followed; w
  *            freed.  req must live until then.
  */
+/*
+ * A probe: a job given ask's limits (and nothing started in it), read
+ * back and decided as a run's would be (res->run.ap); with appcontainer
+ * also whether userenv.dll has the AppContainer functions.  -1 with
+ * res->err when the backend cannot be had.
+ */
+int job_win_probe(const struct job_ask *ask, bool appcontainer,
+    struct job_win_res *res);
+
 struct job_win;
 int job_win_create(const struct job_win_req *req, struct job_win_res *res,
     struct job_win **w);

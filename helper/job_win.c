@@ -1012,6 +1012,42 @@ job_win_follow(struct job_win *w, struct job_win_res *res)
 }
 
 int
+job_win_probe(const struct job_ask *ask, bool appcontainer,
+    struct job_win_res *res)
+{
+	struct appcontainer ac;
+	struct job_limits lim;
+	HANDLE job = NULL, port = NULL;
+	bool ok = false;
+
+	memset(res, 0, sizeof(*res));
+	memset(&ac, 0, sizeof(ac));
+	ok = !appcontainer || appcontainer_resolve(&ac, res);
+	appcontainer_undo(&ac, res); /* nothing made: the library freed */
+	if (!ok)
+		return -1;
+	if (job_limits_for(ask, &lim) != 0) {
+		say(res, "the probe's limits do not fit a job");
+		return -1;
+	}
+	job = CreateJobObjectW(NULL, NULL);
+	port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
+	if (job == NULL || port == NULL)
+		say(res, "cannot create a job (error %lu)", GetLastError());
+	else if ((ok = job_setup(job, port, &lim, res))) {
+		job_applied_decide(ask, &res->run.rb, &res->run.ap);
+		if (appcontainer)
+			job_applied_appcontainer(&res->run.ap);
+	}
+	/* Empty: closing it ends nothing. */
+	if (job != NULL)
+		(void)CloseHandle(job);
+	if (port != NULL)
+		(void)CloseHandle(port);
+	return ok ? 0 : -1;
+}
+
+int
 job_win_run(const struct job_win_req *req, struct job_win_res *res)
 {
 	struct job_win *w = NULL;

@@ -129,7 +129,8 @@ rm_below(int fd, dev_t dev, int depth)
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (fstatat(dirfd(d), e->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) < 0) {
 			r = -1;
 			continue;
 		}
@@ -236,7 +237,7 @@ workdir_make(const struct request *req)
 		die_errno("cannot open the workdir");
 }
 
-/* --- the backend ------------------------------------------------------------ */
+/* --- the backend ---------------------------------------------------------- */
 
 /* The backend for want, from a real probe; dies naming why if none. */
 static enum cordon_backend_id
@@ -279,9 +280,10 @@ check_request(const struct request *req, uint32_t applied,
 		die("--allow-host is not available on macOS yet");
 	for (i = 0; i < req->bindc; i++)
 		if (strcmp(req->binds[i].src, req->binds[i].dest) != 0)
-			die("--ro-bind %s:%s: macOS has no mount namespace, so a "
-			    "source is readable only at its own path (give "
-			    "SRC alone)", req->binds[i].src, req->binds[i].dest);
+			die("--ro-bind %s:%s: macOS has no mount namespace, "
+			    "so a source is readable only at its own path "
+			    "(give SRC alone)", req->binds[i].src,
+			    req->binds[i].dest);
 	for (c = 1; c < CORDON_CAP_MAX_; c++)
 		if ((req->require & (1U << c)) != 0 &&
 		    (applied & (1U << c)) == 0)
@@ -289,7 +291,7 @@ check_request(const struct request *req, uint32_t applied,
 			    cordon_cap_name(c), cordon_backend_name(b));
 }
 
-/* --- the run ------------------------------------------------------------------ */
+/* --- the run -------------------------------------------------------------- */
 
 /*
  * Waits for GO: true if it came; false for EOF, anything else, or

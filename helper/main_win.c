@@ -23,6 +23,8 @@
  *            decoded (cordon_msg_decode_allowed).  EOF at any time is the
  *            broker gone (or its cancel): the payload is terminated, or
  *            never resumed, and the workdir removed.
+ *            A PROBE is answered with BACKEND (a job given a cap of each
+ *            kind and read back, nothing started in it) or ERROR.
  *   OUT      helper -> broker: BACKEND (job: what the read-back of the
  *            limits showed applied, and why each other cap is not),
  *            CREATED (the payload exists, suspended inside the job),
@@ -55,7 +57,7 @@
  * (policy/policy.c does not build for Windows yet) is not loaded, so only
  * the broker holds a run to it; --ro-bind is refused on the job backend
  * (a job has no mount table; on appcontainer each source is granted to
- * the container for reading, job_win.c); a PROBE is refused.
+ * the container for reading, job_win.c).
  */
 #include "config.h"
 
@@ -84,7 +86,7 @@ static struct {
 	bool reported;             /* TEARDOWN sent */
 } st;
 
-/* --- the channel ------------------------------------------------------------ */
+/* --- the channel ---------------------------------------------------------- */
 
 static void
 send_msg(const struct cordon_msg *m)
@@ -184,7 +186,7 @@ wait_go(void)
 	return go;
 }
 
-/* --- the run ------------------------------------------------------------------ */
+/* --- the run -------------------------------------------------------------- */
 
 /*
  * What this helper runs: job (auto's pick on Windows) or appcontainer;
@@ -235,12 +237,12 @@ workdir_path(const struct request *req)
  * the read-back.
  */
 static void
-send_backend(const struct request *req)
+send_backend(const struct request *req, const struct job_ask *ask)
 {
 	static const enum cordon_cap_id asked[] = { CORDON_CAP_CPU,
 	    CORDON_CAP_MEMORY, CORDON_CAP_NPROC };
-	const uint64_t limit[] = { req->limits.cpu_ns,
-	    req->limits.memory_bytes, req->limits.nproc };
+	const uint64_t limit[] = { ask->cpu_ns, ask->memory_bytes,
+	    ask->nproc };
 	const struct job_applied *ap = &st.res.run.ap;
 	char reason[CORDON_MAX_TEXT_LEN];
 	struct cordon_msg m;
@@ -269,33 +271,33 @@ send_backend(const struct request *req)
 static void
 report_end(const struct job_win_req *jr, uint64_t wall_ns)
 {
-	const struct job_run *run = &st.res.run;
+	const struct job_run *facts = &st.res.run;
 	struct cordon_msg m;
-	uint64_t cpu_ns = (run->acct.user_100ns + run->acct.kernel_100ns) *
+	uint64_t cpu_ns = (facts->acct.user_100ns + facts->acct.kernel_100ns) *
 	    100;
 
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_EXIT;
-	m.u.exit.outcome = run->out.outcome;
+	m.u.exit.outcome = facts->out.outcome;
 	m.u.exit.cap = CORDON_CAP_NONE;
 	m.u.exit.exit_code = -1;
 	m.u.exit.cpu_ns = cpu_ns;
 	m.u.exit.wall_ns = wall_ns;
 	/* Committed, not resident: the job counts what it can refuse. */
-	m.u.exit.max_rss = run->acct.peak_job_memory;
+	m.u.exit.max_rss = facts->acct.peak_job_memory;
 	m.u.exit.error = "";
 	if (st.res.stopped) {
 		m.u.exit.outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 		m.u.exit.error = "the broker went away";
-	} else if (run->out.outcome == CORDON_OUTCOME_CAP_HIT) {
+	} else if (facts->out.outcome == CORDON_OUTCOME_CAP_HIT) {
 		struct cordon_msg c;
 
 		memset(&c, 0, sizeof(c));
 		c.type = CORDON_MSG_CAP_HIT;
-		c.u.cap_hit.cap = (uint8_t)run->out.cap;
-		switch (run->out.cap) {
+		c.u.cap_hit.cap = (uint8_t)facts->out.cap;
+		switch (facts->out.cap) {
 		case CORDON_CAP_CPU:
-			c.u.cap_hit.observed = run->acct.user_100ns * 100;
+			c.u.cap_hit.observed = facts->acct.user_100ns * 100;
 			c.u.cap_hit.limit = jr->ask.cpu_ns;
 			break;
 		case CORDON_CAP_WALL:
@@ -303,18 +305,18 @@ report_end(const struct job_win_req *jr, uint64_t wall_ns)
 			c.u.cap_hit.limit = jr->ask.wall_ns;
 			break;
 		case CORDON_CAP_MEMORY:
-			c.u.cap_hit.observed = run->acct.peak_job_memory;
+			c.u.cap_hit.observed = facts->acct.peak_job_memory;
 			c.u.cap_hit.limit = jr->ask.memory_bytes;
 			break;
 		default:
-			c.u.cap_hit.observed = run->acct.active_processes;
+			c.u.cap_hit.observed = facts->acct.active_processes;
 			c.u.cap_hit.limit = jr->ask.nproc;
 			break;
 		}
 		send_msg(&c);
-		m.u.exit.cap = (uint8_t)run->out.cap;
-	} else if (run->out.outcome == CORDON_OUTCOME_EXITED) {
-		m.u.exit.exit_code = run->out.status;
+		m.u.exit.cap = (uint8_t)facts->out.cap;
+	} else if (facts->out.outcome == CORDON_OUTCOME_EXITED) {
+		m.u.exit.exit_code = facts->out.status;
 	} else {
 		m.u.exit.error = "the payload did not end by itself";
 	}
@@ -373,7 +375,7 @@ run(const struct request *req)
 		/* Undone already: no process, the workdir removed. */
 		if (st.res.run.out.status == 126 ||
 		    st.res.run.out.status == 127) {
-			send_backend(req);
+			send_backend(req, &jr.ask);
 			report_not_run();
 			send_teardown();
 			free(ro);
@@ -382,7 +384,7 @@ run(const struct request *req)
 		}
 		die("%s", st.res.err);
 	}
-	send_backend(req);
+	send_backend(req, &jr.ask);
 	memset(&m, 0, sizeof(m));
 	m.type = CORDON_MSG_CREATED;
 	m.u.created.workdir = workdir;
@@ -406,6 +408,24 @@ run(const struct request *req)
 	free(workdir);
 }
 
+/*
+ * A PROBE: a job given a cap of each kind, read back (nothing started
+ * in it), answered with BACKEND as a run would be: what applies here,
+ * and why each other cap does not; or ERROR.
+ */
+static void
+probe(const struct request *req)
+{
+	static const struct job_ask all = { 1000000000ULL, 1000000000ULL,
+	    64ULL << 20, 0, 1 };
+
+	if (job_win_probe(&all, req->backend == CORDON_BACKEND_APPCONTAINER,
+	    &st.res) < 0)
+		die("backend %s is not available: %s",
+		    cordon_backend_name(req->backend), st.res.err);
+	send_backend(req, &all);
+}
+
 int wmain(int argc, wchar_t **argv);
 
 int
@@ -427,10 +447,11 @@ wmain(int argc, wchar_t **argv)
 		    GetLastError());
 	set_die_hook(on_die);
 	intake_read_from(recv_frame, NULL, &req);
-	if (req.probe_only)
-		die("cordon-helper.exe does not answer a probe yet");
 	check_request(&req);
-	run(&req);
+	if (req.probe_only)
+		probe(&req);
+	else
+		run(&req);
 	request_free(&req);
 	return 0;
 }

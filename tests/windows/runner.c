@@ -528,6 +528,64 @@ malformed(void)
 	}
 }
 
+/* A PROBE: BACKEND from a job read back, or ERROR; nothing is made. */
+static void
+probes(void)
+{
+	static const uint8_t want[] = { CORDON_BACKEND_AUTO,
+	    CORDON_BACKEND_APPCONTAINER };
+	struct cordon_msg m;
+	bool backend, error;
+	char text[1024], why[1400];
+	uint32_t applied;
+	pid_t pid = -1;
+	int sock = -1, status;
+	size_t i;
+
+	for (i = 0; i < sizeof(want); i++) {
+		if (cordon_start_helper_io(helper, &pid, &sock, -1, -1, -1))
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_PROBE;
+		m.u.probe_backend = want[i];
+		(void)send_msg(sock, &m);
+		backend = error = false;
+		applied = 0;
+		text[0] = '\0';
+		while (cordon_chan_recv(sock, &m) == 0) {
+			backend |= m.type == CORDON_MSG_BACKEND &&
+			    m.u.backend.backend == CORDON_BACKEND_JOB;
+			if (m.type == CORDON_MSG_BACKEND)
+				applied = m.u.backend.applied;
+			error |= m.type == CORDON_MSG_ERROR;
+			if (m.type == CORDON_MSG_BACKEND ||
+			    m.type == CORDON_MSG_ERROR)
+				(void)snprintf(text, sizeof(text), "%s",
+				    m.type == CORDON_MSG_ERROR ?
+				    m.u.error.message : m.u.backend.reason);
+			cordon_msg_clear(&m);
+		}
+		cordon_chan_close(sock);
+		status = cordon_wait_helper(pid);
+		(void)snprintf(why, sizeof(why), "backend=%d error=%d "
+		    "applied=%#x status=%d text=%s", backend, error,
+		    (unsigned)applied, status, text);
+		if (i == 0)
+			check(backend && !error && status == 0 &&
+			    (applied & (1U << CORDON_CAP_WALL)) != 0 &&
+			    (applied & (1U << CORDON_CAP_MEMORY)) == 0 &&
+			    strstr(text, "memory: the job read back no "
+			    "limit") != NULL && !exists(workdir), "a PROBE: "
+			    "BACKEND job, memory not applied with Wine's "
+			    "reason, nothing made", why);
+		else
+			check(!backend && error && status == 125 << 8 &&
+			    strstr(text, "no CreateAppContainerProfile") !=
+			    NULL, "a PROBE of appcontainer under Wine: ERROR "
+			    "naming why", why);
+	}
+}
+
 /* The payload's environment: set by name, but never a proxy. */
 static void
 environment(void)
@@ -585,6 +643,7 @@ main(int argc, char **argv)
 	eof_before_go(argv[4]);
 	eof_while_running();
 	malformed();
+	probes();
 	environment();
 	return failed;
 }
