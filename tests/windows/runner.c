@@ -22,7 +22,10 @@
  * REQUEST field out of range, an unknown backend, appcontainer where
  * Wine has none) are refused with
  * ERROR, exit 125 and no workdir; proxy variables never reach the
- * payload, whatever their case; the broker going away mid-run ends it.
+ * payload, whatever their case; the broker going away mid-run ends it;
+ * frames broken below the message (a 4 GiB length, one shorter than a
+ * header, one cut by EOF, another wire version) are refused; a PROBE is
+ * answered.
  */
 #include "config.h"
 
@@ -528,6 +531,87 @@ malformed(void)
 	}
 }
 
+/*
+ * Raw bytes on the helper's channel, not through plat_win.c's encoder:
+ * the helper is started here with two pipes of our own, given n bytes
+ * and EOF.  It must answer ERROR naming want and exit 125, nothing made.
+ */
+static void
+raw_frame(const uint8_t *bytes, size_t n, const char *name, const char *want)
+{
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+	HANDLE in_r = NULL, in_w = NULL, out_r = NULL, out_w = NULL;
+	STARTUPINFOA si;
+	PROCESS_INFORMATION pi;
+	struct cordon_msg m;
+	char cmd[1200], text[1024] = "", why[1400];
+	DWORD put = 0, code = 0;
+	bool error = false, other = false;
+
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	memset(&pi, 0, sizeof(pi));
+	if (!CreatePipe(&in_r, &in_w, &sa, 0) ||
+	    !CreatePipe(&out_r, &out_w, &sa, 0) ||
+	    !SetHandleInformation(in_w, HANDLE_FLAG_INHERIT, 0) ||
+	    !SetHandleInformation(out_r, HANDLE_FLAG_INHERIT, 0)) {
+		check(0, name, "cannot make the pipes");
+		return;
+	}
+	(void)snprintf(cmd, sizeof(cmd), "\"%s\" --channel %llu,%llu", helper,
+	    (unsigned long long)(uintptr_t)in_r,
+	    (unsigned long long)(uintptr_t)out_w);
+	if (!CreateProcessA(NULL, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si,
+	    &pi)) {
+		check(0, name, "cannot start the helper");
+		return;
+	}
+	(void)CloseHandle(in_r);
+	(void)CloseHandle(out_w);
+	(void)WriteFile(in_w, bytes, (DWORD)n, &put, NULL);
+	(void)CloseHandle(in_w);
+	while (cordon_frame_recv(cordon_win_pipe_read, out_r,
+	    cordon_msg_decode_any, 0, &m) == 0) {
+		if (m.type == CORDON_MSG_ERROR) {
+			error = true;
+			(void)snprintf(text, sizeof(text), "%s",
+			    m.u.error.message);
+		} else {
+			other = true;
+		}
+		cordon_msg_clear(&m);
+	}
+	(void)CloseHandle(out_r);
+	(void)WaitForSingleObject(pi.hProcess, 20000);
+	(void)GetExitCodeProcess(pi.hProcess, &code);
+	(void)CloseHandle(pi.hProcess);
+	(void)CloseHandle(pi.hThread);
+	(void)snprintf(why, sizeof(why), "error=%d other=%d exit=%lu text=%s",
+	    error, other, (unsigned long)code, text);
+	check(error && !other && code == 125 && strstr(text, want) != NULL &&
+	    !exists(workdir), name, why);
+}
+
+/* Frames broken below the messages: length, header, end of stream. */
+static void
+bad_frames(void)
+{
+	static const uint8_t huge[] = { 0xff, 0xff, 0xff, 0xff, 0, 1, 0, 1 };
+	static const uint8_t tiny[] = { 0, 0, 0, 2, 0, 1 };
+	static const uint8_t cut[] = { 0, 0, 0, 100, 0, 1, 0, 1, 0, 0 };
+	static const uint8_t version[] = { 0, 0, 0, 4, 0, 9, 0, 1 };
+
+	raw_frame(huge, sizeof(huge), "attack: a frame length of 4 GiB is "
+	    "refused as too long (frame.c checks it before allocating)",
+	    "too long");
+	raw_frame(tiny, sizeof(tiny), "attack: a frame shorter than a "
+	    "header is refused", "malformed message");
+	raw_frame(cut, sizeof(cut), "a frame cut short by EOF is refused",
+	    "message truncated");
+	raw_frame(version, sizeof(version), "a frame of another wire version "
+	    "is refused", "reading the request");
+}
+
 /* A PROBE: BACKEND from a job read back, or ERROR; nothing is made. */
 static void
 probes(void)
@@ -643,6 +727,7 @@ main(int argc, char **argv)
 	eof_before_go(argv[4]);
 	eof_while_running();
 	malformed();
+	bad_frames();
 	probes();
 	environment();
 	return failed;
