@@ -430,6 +430,20 @@ eof_while_running(void)
 	    "the payload ends, sandbox_error, the workdir gone", why);
 }
 
+/* Whether a message is the ERROR (its text kept) or anything else. */
+static void
+tally(struct cordon_msg *m, bool *error, bool *other, char *text,
+    size_t textsz)
+{
+	if (m->type == CORDON_MSG_ERROR) {
+		*error = true;
+		(void)snprintf(text, textsz, "%s", m->u.error.message);
+	} else {
+		*other = true;
+	}
+	cordon_msg_clear(m);
+}
+
 /* A malformed request: ERROR naming it, 125, no workdir, no BACKEND. */
 static void
 refused(const char *name, int sock, pid_t pid, const char *want)
@@ -439,16 +453,8 @@ refused(const char *name, int sock, pid_t pid, const char *want)
 	char text[1024] = "", why[1400];
 	int status;
 
-	while (cordon_chan_recv(sock, &m) == 0) {
-		if (m.type == CORDON_MSG_ERROR) {
-			error = true;
-			(void)snprintf(text, sizeof(text), "%s",
-			    m.u.error.message);
-		} else {
-			other = true;
-		}
-		cordon_msg_clear(&m);
-	}
+	while (cordon_chan_recv(sock, &m) == 0)
+		tally(&m, &error, &other, text, sizeof(text));
 	cordon_chan_close(sock);
 	status = cordon_wait_helper(pid);
 	(void)snprintf(why, sizeof(why), "error=%d other=%d status=%d "
@@ -571,16 +577,8 @@ raw_frame(const uint8_t *bytes, size_t n, const char *name, const char *want)
 	(void)WriteFile(in_w, bytes, (DWORD)n, &put, NULL);
 	(void)CloseHandle(in_w);
 	while (cordon_frame_recv(cordon_win_pipe_read, out_r,
-	    cordon_msg_decode_any, 0, &m) == 0) {
-		if (m.type == CORDON_MSG_ERROR) {
-			error = true;
-			(void)snprintf(text, sizeof(text), "%s",
-			    m.u.error.message);
-		} else {
-			other = true;
-		}
-		cordon_msg_clear(&m);
-	}
+	    cordon_msg_decode_any, 0, &m) == 0)
+		tally(&m, &error, &other, text, sizeof(text));
 	(void)CloseHandle(out_r);
 	(void)WaitForSingleObject(pi.hProcess, 20000);
 	(void)GetExitCodeProcess(pi.hProcess, &code);
