@@ -967,10 +967,11 @@ cordon_admitted_run_on(struct cordon_trace *t, const struct cordon_config *cfg,
 	fs.trace_path = trace_path;
 	/*
 	 * Controls required: the create waits for BACKEND to meet them, and
-	 * the trace is opened meanwhile only if it exists (opening it then
-	 * makes no file; else it is made once they are met).
+	 * the trace is opened only once they are met - even one that exists:
+	 * opening it may migrate its schema and make its -wal and -shm
+	 * files, and a refused run changes nothing.
 	 */
-	if (require == 0 || !started || access(trace_path, F_OK) == 0) {
+	if (require == 0 || !started) {
 		if (fs.t == NULL &&
 		    (err = cordon_trace_open(trace_path, &fs.t)) < 0) {
 			abandon(&h);

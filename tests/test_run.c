@@ -967,6 +967,50 @@ unlink_trace(void)
 	(void)unlink(p);
 }
 
+/*
+ * The trace's three files (a NULL path: absent), to show a refused run
+ * wrote none of them: not a row, not a schema migration, not a WAL.
+ */
+static const char *const trace_suffix[3] = { "", "-wal", "-shm" };
+
+/* Copies each of the trace's files that exists beside it, as ".was". */
+static void
+trace_files(char *copy[3])
+{
+	char p[340], cmd[800];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", S.trace, trace_suffix[i]);
+		copy[i] = NULL;
+		if (access(p, F_OK) < 0)
+			continue;
+		ck_assert_int_ne(asprintf(&copy[i], "%s.was", p), -1);
+		snprintf(cmd, sizeof(cmd), "cp -p '%s' '%s'", p, copy[i]);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+}
+
+/* Each file as it was (cmp: byte for byte), or still absent. */
+static void
+assert_trace_files(char *copy[3])
+{
+	char p[340], cmd[800];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", S.trace, trace_suffix[i]);
+		if (copy[i] == NULL) {
+			ck_assert_msg(access(p, F_OK) < 0, "%s was made", p);
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", p, copy[i]);
+		ck_assert_msg(system(cmd) == 0, "%s changed", p);
+		(void)unlink(copy[i]);
+		free(copy[i]);
+	}
+}
+
 static void
 assert_require_refused(char *const env[], const char *backend,
     const char *require, const char *msg, int starts, const char *count)
@@ -1048,21 +1092,23 @@ START_TEST(require_is_checked_without_a_probe)
 	assert_require_refused(env, "--backend=landlock", "scoping,memory",
 	    "scoping: this kernel's Landlock cannot scope signals and "
 	    "abstract sockets (needs ABI 6)", 1, count);
-	/* A trace that exists is opened meanwhile: still no row. */
+	/* A trace that exists is left as it was: no row, no byte. */
 	{
-		char marker[400], script[450];
+		char marker[400], script[450], *before[3];
 		char *argv[] = { (char *)cordon_bin(), "run", S.trace_opt,
 		    S.base_opt, "--backend=landlock", "--require", "scoping",
 		    "--", "/bin/sh", "-c", script, NULL };
 
 		ck_assert_int_eq(crun(&c, NULL, "--", "exit", "0", NULL), 0);
 		cmd_free(&c);
+		trace_files(before);
 		snprintf(marker, sizeof(marker), "%s/ran", S.root);
 		snprintf(script, sizeof(script), "touch %s", marker);
 		ck_assert_int_eq(run_cmd(&c, argv, env), 125);
 		ck_assert_msg(strstr(c.err, "scoping: this kernel's Landlock") !=
 		    NULL, "%s", c.err);
 		ck_assert_msg(access(marker, F_OK) < 0, "the command ran");
+		assert_trace_files(before);
 		ck_assert_int_eq(trace_count(&S, "SELECT count(*) FROM runs",
 		    NULL), 1);
 		cmd_free(&c);
