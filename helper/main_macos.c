@@ -55,10 +55,12 @@
  * profile (sbpl.c) are unit-tested on Linux (tests/test_sbpl.c).  It has
  * NOT been run: no Mac here.  Not yet: the system policy is not loaded
  * (policy/policy.c does not build for macOS), required controls are
- * checked against seatbelt_applied() only, the helper's own signals are
- * left as they are (a SIGTERM kills it; the tree is then left to the
- * payload's process group), and --ro-bind is taken only where the
- * destination is the source (there is no mount namespace).
+ * checked against seatbelt_applied() only, and --ro-bind is taken only
+ * where the destination is the source (there is no mount namespace).
+ * Signals: SIGTERM (the broker's cancel), SIGINT, SIGHUP and SIGQUIT
+ * only set a flag; a run told to stop ends as interrupted, the tree
+ * killed (a held one never runs).  SIGKILL leaves the tree to its
+ * rlimits and the workdir to the broker's sweep.
  */
 #ifdef __APPLE__
 
@@ -88,6 +90,19 @@ static struct {
 	char workdir[PATH_MAX];       /* set: it exists and is ours */
 	bool reported;                /* TEARDOWN sent */
 } st = { .sock = -1, .wd_fd = -1 };
+
+/*
+ * A signal that ends the run (the broker's cancel is a SIGTERM, as on
+ * Linux; a terminal's SIGINT, SIGHUP, SIGQUIT): its number, for the
+ * follow loop and wait_go to see.  The handler does nothing else.
+ */
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
 
 static void
 send_msg(const struct cordon_msg *m)
@@ -307,8 +322,8 @@ wait_go(void)
 
 	do {
 		r = poll(&pfd, 1, GO_TIMEOUT_MS);
-	} while (r < 0 && errno == EINTR);
-	if (r <= 0)
+	} while (r < 0 && errno == EINTR && stop_signal == 0);
+	if (r <= 0 || stop_signal != 0)
 		return false;
 	go = cordon_frame_recv_fd(st.sock, cordon_msg_decode_allowed,
 	    CORDON_MSG_BIT(CORDON_MSG_GO), &m) == 0;
@@ -340,7 +355,7 @@ run(struct request *req)
 	struct monitor_result res;
 	struct cordon_msg m;
 	enum cordon_backend_id b;
-	bool network = (req->flags & CORDON_REQ_NETWORK) != 0;
+	bool network = (req->flags & CORDON_REQ_NETWORK) != 0, go;
 	uint32_t applied, i;
 	uint64_t start;
 
@@ -375,7 +390,12 @@ run(struct request *req)
 	m.u.created.workdir = st.workdir;
 	m.u.created.pid = (uint32_t)st.sp.pid;
 	send_msg(&m);
-	if (!wait_go())
+	go = wait_go();
+	/* Told to stop while held: the command never runs. */
+	if (stop_signal != 0)
+		die("interrupted by signal %d before the command started",
+		    (int)stop_signal);
+	if (!go)
 		die("the broker did not let the run start (it is gone, or "
 		    "could not record the run)");
 	start = now_ns();
@@ -383,7 +403,7 @@ run(struct request *req)
 	    sizeof(err)) < 0)
 		die("backend %s: %s", cordon_backend_name(b), err);
 	seatbelt_follow(req, &st.sp, b == CORDON_BACKEND_SEATBELT, start,
-	    st.sock, &res);
+	    st.sock, &stop_signal, &res);
 	st.spawned = false; /* killed and reaped */
 	cap_report(&res, send_msg);
 	/* The tree is dead and reaped: the broker may copy files out. */
@@ -431,6 +451,19 @@ start_up(void)
 	    sizeof(on)) < 0 || signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_errno("setting up the channel");
 	st.sock = CORDON_HELPER_FD;
+	/* No SA_RESTART: a blocking call returns EINTR and looks. */
+	{
+		static const int stops[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+		struct sigaction sa;
+		size_t i;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop_signal;
+		sigemptyset(&sa.sa_mask);
+		for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+			if (sigaction(stops[i], &sa, NULL) < 0)
+				die_errno("sigaction");
+	}
 	set_die_hook(on_die);
 }
 

@@ -15,6 +15,7 @@
 #ifndef CORDON_SBPL_H
 #define CORDON_SBPL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,9 +119,9 @@ int seatbelt_run(const struct request *req, const struct sbpl_profile *p,
  * between them.  start: the profile tried, the child forked and held at
  * the barrier before its exec, with the rlimits set (p NULL: the floor,
  * the command run without sandbox-exec).  release: GO (-1: sandbox-exec
- * could not be run).  follow: the monitor until the tree ends, a cap, or
- * something on stop_fd (the broker gone: res->broker_gone); the tree
- * killed and reaped.  abandon: a held (or released) child killed and
+ * could not be run).  follow: the monitor until the tree ends, a cap,
+ * something on stop_fd (the broker gone: res->broker_gone) or a signal
+ * number in *signalled (interrupted); the tree killed and reaped.  abandon: a held (or released) child killed and
  * reaped instead.
  */
 struct spawn;
@@ -130,7 +131,7 @@ int seatbelt_release(struct spawn *sp, bool sandboxed, char *err,
     size_t errsz);
 void seatbelt_follow(const struct request *req, struct spawn *sp,
     bool sandboxed, uint64_t start, int stop_fd,
-    struct monitor_result *res);
+    const volatile sig_atomic_t *signalled, struct monitor_result *res);
 void seatbelt_abandon(struct spawn *sp);
 #endif
 

@@ -427,7 +427,8 @@ stop_ready(int stop_fd)
 
 void
 seatbelt_follow(const struct request *req, struct spawn *sp, bool sandboxed,
-    uint64_t start, int stop_fd, struct monitor_result *res)
+    uint64_t start, int stop_fd, const volatile sig_atomic_t *signalled,
+    struct monitor_result *res)
 {
 	static struct tree t;
 	struct tree_sample s;
@@ -453,6 +454,14 @@ seatbelt_follow(const struct request *req, struct spawn *sp, bool sandboxed,
 			    "more than %d processes to follow", MAX_SEEN);
 			break;
 		}
+		/* Told to stop (the broker's cancel): interrupted. */
+		if (signalled != NULL && *signalled != 0) {
+			res->outcome = CORDON_OUTCOME_SIGNALED;
+			res->signal = (int)*signalled;
+			(void)cordon_errf(res->error, sizeof(res->error),
+			    "interrupted by signal %d", res->signal);
+			break;
+		}
 		/* Nothing is expected from the broker now: anything ends it. */
 		if (stop_ready(stop_fd)) {
 			res->broker_gone = true;
@@ -475,6 +484,7 @@ seatbelt_follow(const struct request *req, struct spawn *sp, bool sandboxed,
 	if (res->outcome == CORDON_OUTCOME_EXITED && WIFSIGNALED(status)) {
 		res->outcome = CORDON_OUTCOME_SIGNALED;
 		res->signal = WTERMSIG(status);
+		res->exit_code = -1;
 	} else if (res->outcome == CORDON_OUTCOME_EXITED) {
 		res->exit_code = WEXITSTATUS(status);
 		/* The floor's command not found: 127, said as on Linux. */
@@ -482,9 +492,15 @@ seatbelt_follow(const struct request *req, struct spawn *sp, bool sandboxed,
 			(void)cordon_errf(res->error, sizeof(res->error),
 			    "cannot run '%s': %s", req->argv[0],
 			    strerror(sp->exec_errno));
+	} else if (res->outcome == CORDON_OUTCOME_SIGNALED) {
+		res->exit_code = -1; /* interrupted: the tree was killed */
 	}
-	/* As on Linux: the final figures, and SIGXCPU as the CPU cap. */
-	if (!res->broker_gone)
+	/*
+	 * As on Linux: the final figures, and SIGXCPU as the CPU cap - not
+	 * for a run told to stop or left by the broker, which ends as that
+	 * whatever it used.
+	 */
+	if (!res->broker_gone && (signalled == NULL || *signalled == 0))
 		cap_final(req, res);
 }
 
@@ -515,7 +531,7 @@ seatbelt_run(const struct request *req, const struct sbpl_profile *p,
 		seatbelt_abandon(&sp);
 		return -1;
 	}
-	seatbelt_follow(req, &sp, p != NULL, start, -1, res);
+	seatbelt_follow(req, &sp, p != NULL, start, -1, NULL, res);
 	return 0;
 }
 
