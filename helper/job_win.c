@@ -350,6 +350,12 @@ workdir_make(const wchar_t *path, struct job_win_res *res)
  *      GRANT_ACCESS, SetNamedSecurityInfoW).  Nothing else of the
  *      invoker's is granted: an AppContainer reaches only what names its
  *      SID or ALL APPLICATION PACKAGES (the system's read-only parts).
+ *      So the program itself must be readable by the container: one
+ *      under the system directories is; one elsewhere needs its
+ *      directory given as a --ro-bind source, or CreateProcessW fails
+ *      (ERROR_ACCESS_DENIED: 126).  Reaching the workdir through the
+ *      invoker-only base relies on the traverse privilege
+ *      (SeChangeNotifyPrivilege), which AppContainer tokens keep.
  *   d. The payload is created with PROC_THREAD_ATTRIBUTE_SECURITY_
  *      CAPABILITIES naming the SID and an empty capability list: no
  *      internetClient, no privateNetwork, so no network at all (loopback
