@@ -150,8 +150,8 @@ while IFS= read -r c; do
 	case $c in ok\ *) result "helper: ${c#ok }" 0 ;;
 	*) result "helper: ${c#FAILED }" 1 ;; esac
 done <"$tmp/runner.checks"
-[ "$runnerrc" -eq 0 ] && [ "$(wc -l <"$tmp/runner.checks")" -eq 27 ]
-result "helper: runner.exe ran all 27 checks (exit $runnerrc)" $?
+[ "$runnerrc" -eq 0 ] && [ "$(wc -l <"$tmp/runner.checks")" -eq 29 ]
+result "helper: runner.exe ran all 29 checks (exit $runnerrc)" $?
 # kids.exe getenv TEMP printed the workdir (runner.c, environment()).
 tr -d '\r' <"$tmp/runner.out" |
     grep -qxF "$(winpath "$tmp/hbase")\\00112233445566778899aabbccddeeff"

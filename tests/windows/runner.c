@@ -25,7 +25,7 @@
  * payload, whatever their case; the broker going away mid-run ends it;
  * frames broken below the message (a 4 GiB length, one shorter than a
  * header, one cut by EOF, another wire version) are refused; a PROBE is
- * answered.
+ * answered; the payload does not inherit the channel's pipe handles.
  */
 #include "config.h"
 
@@ -542,52 +542,150 @@ malformed(void)
  * the helper is started here with two pipes of our own, given n bytes
  * and EOF.  It must answer ERROR naming want and exit 125, nothing made.
  */
-static void
-raw_frame(const uint8_t *bytes, size_t n, const char *name, const char *want)
+/* A helper started here on two pipes of our own (raw_start, raw_end). */
+struct raw {
+	HANDLE in_w, out_r;        /* ours: we write, we read */
+	PROCESS_INFORMATION pi;
+	char channel[64];          /* "IN,OUT": the helper's handle values */
+};
+
+/*
+ * Starts `"prog" PREFIX IN,OUT` with the two pipe ends it is to use
+ * inherited (and every other inheritable handle of ours: none).
+ */
+static bool
+raw_start(struct raw *r, const char *prog, const char *prefix)
 {
 	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
-	HANDLE in_r = NULL, in_w = NULL, out_r = NULL, out_w = NULL;
+	HANDLE in_r = NULL, out_w = NULL;
 	STARTUPINFOA si;
-	PROCESS_INFORMATION pi;
-	struct cordon_msg m;
-	char cmd[1200], text[1024] = "", why[1400];
-	DWORD put = 0, code = 0;
-	bool error = false, other = false;
+	char cmd[1200];
+	bool ok;
 
 	memset(&si, 0, sizeof(si));
 	si.cb = sizeof(si);
-	memset(&pi, 0, sizeof(pi));
-	if (!CreatePipe(&in_r, &in_w, &sa, 0) ||
-	    !CreatePipe(&out_r, &out_w, &sa, 0) ||
-	    !SetHandleInformation(in_w, HANDLE_FLAG_INHERIT, 0) ||
-	    !SetHandleInformation(out_r, HANDLE_FLAG_INHERIT, 0)) {
-		check(0, name, "cannot make the pipes");
-		return;
-	}
-	(void)snprintf(cmd, sizeof(cmd), "\"%s\" --channel %llu,%llu", helper,
+	memset(r, 0, sizeof(*r));
+	if (!CreatePipe(&in_r, &r->in_w, &sa, 0) ||
+	    !CreatePipe(&r->out_r, &out_w, &sa, 0) ||
+	    !SetHandleInformation(r->in_w, HANDLE_FLAG_INHERIT, 0) ||
+	    !SetHandleInformation(r->out_r, HANDLE_FLAG_INHERIT, 0))
+		return false;
+	(void)snprintf(r->channel, sizeof(r->channel), "%llu,%llu",
 	    (unsigned long long)(uintptr_t)in_r,
 	    (unsigned long long)(uintptr_t)out_w);
-	if (!CreateProcessA(NULL, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si,
-	    &pi)) {
+	(void)snprintf(cmd, sizeof(cmd), "\"%s\" %s%s", prog, prefix,
+	    r->channel);
+	ok = CreateProcessA(NULL, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si,
+	    &r->pi);
+	(void)CloseHandle(in_r);
+	(void)CloseHandle(out_w);
+	return ok;
+}
+
+/* Closes our ends and waits for the process: its exit code. */
+static DWORD
+raw_end(struct raw *r)
+{
+	DWORD code = 0;
+
+	if (r->in_w != NULL)
+		(void)CloseHandle(r->in_w);
+	(void)CloseHandle(r->out_r);
+	(void)WaitForSingleObject(r->pi.hProcess, 20000);
+	(void)GetExitCodeProcess(r->pi.hProcess, &code);
+	(void)CloseHandle(r->pi.hProcess);
+	(void)CloseHandle(r->pi.hThread);
+	return code;
+}
+
+static void
+raw_frame(const uint8_t *bytes, size_t n, const char *name, const char *want)
+{
+	struct raw r;
+	struct cordon_msg m;
+	char text[1024] = "", why[1400];
+	DWORD put = 0, code = 0;
+	bool error = false, other = false;
+
+	if (!raw_start(&r, helper, "--channel ")) {
 		check(0, name, "cannot start the helper");
 		return;
 	}
-	(void)CloseHandle(in_r);
-	(void)CloseHandle(out_w);
-	(void)WriteFile(in_w, bytes, (DWORD)n, &put, NULL);
-	(void)CloseHandle(in_w);
-	while (cordon_frame_recv(cordon_win_pipe_read, out_r,
+	(void)WriteFile(r.in_w, bytes, (DWORD)n, &put, NULL);
+	(void)CloseHandle(r.in_w);
+	r.in_w = NULL;
+	while (cordon_frame_recv(cordon_win_pipe_read, r.out_r,
 	    cordon_msg_decode_any, 0, &m) == 0)
 		tally(&m, &error, &other, text, sizeof(text));
-	(void)CloseHandle(out_r);
-	(void)WaitForSingleObject(pi.hProcess, 20000);
-	(void)GetExitCodeProcess(pi.hProcess, &code);
-	(void)CloseHandle(pi.hProcess);
-	(void)CloseHandle(pi.hThread);
+	code = raw_end(&r);
 	(void)snprintf(why, sizeof(why), "error=%d other=%d exit=%lu text=%s",
 	    error, other, (unsigned long)code, text);
 	check(error && !other && code == 125 && strstr(text, want) != NULL &&
 	    !exists(workdir), name, why);
+}
+
+/*
+ * The payload never holds the channel: the helper makes its two pipe
+ * handles non-inheritable before anything else (main_win.c), so
+ * kids.exe, told their values, finds no pipe there.  The control: a
+ * kids.exe started here with the same kind of inheritable pipes does
+ * find them, so the look can see an inherited one.
+ */
+static void
+channel_not_inherited(void)
+{
+	struct cordon_msg m, gom;
+	struct raw r;
+	const char *argv[] = { kids, "pipes", NULL };
+	char why[256];
+	int32_t code = -2;
+	DWORD ctl;
+
+	memset(&gom, 0, sizeof(gom));
+	gom.type = CORDON_MSG_GO;
+	if (!raw_start(&r, kids, "pipes ")) {
+		check(0, "control: kids.exe sees pipes it inherited", "start");
+		return;
+	}
+	ctl = raw_end(&r);
+	(void)snprintf(why, sizeof(why), "kids.exe exited %lu",
+	    (unsigned long)ctl);
+	check(ctl == 1, "control: kids.exe sees pipes it inherited", why);
+
+	if (!raw_start(&r, helper, "--channel ")) {
+		check(0, "attack: the payload does not inherit the channel",
+		    "cannot start the helper");
+		return;
+	}
+	argv[2] = r.channel;
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_REQUEST;
+	cordon_limits_default(&m.u.request.limits);
+	m.u.request.run_id = RUN_ID;
+	m.u.request.workdir_base = (char *)(uintptr_t)base;
+	m.u.request.argc = 3;
+	(void)cordon_frame_send(cordon_win_pipe_write, r.in_w, &m);
+	for (size_t i = 0; i < 3; i++) {
+		m.type = CORDON_MSG_ARG;
+		m.u.str = (char *)(uintptr_t)argv[i];
+		(void)cordon_frame_send(cordon_win_pipe_write, r.in_w, &m);
+	}
+	while (cordon_frame_recv(cordon_win_pipe_read, r.out_r,
+	    cordon_msg_decode_any, 0, &m) == 0) {
+		if (m.type == CORDON_MSG_CREATED)
+			(void)cordon_frame_send(cordon_win_pipe_write, r.in_w,
+			    &gom);
+		if (m.type == CORDON_MSG_EXIT)
+			code = m.u.exit.exit_code;
+		cordon_msg_clear(&m);
+		if (code != -2)
+			break;
+	}
+	ctl = raw_end(&r);
+	(void)snprintf(why, sizeof(why), "payload exit %ld (1: it found a "
+	    "channel pipe), helper exit %lu", (long)code, (unsigned long)ctl);
+	check(code == 0 && ctl == 0 && !exists(workdir), "attack: the payload "
+	    "does not inherit the channel's pipe handles", why);
 }
 
 /* Frames broken below the messages: length, header, end of stream. */
@@ -726,6 +824,7 @@ main(int argc, char **argv)
 	eof_while_running();
 	malformed();
 	bad_frames();
+	channel_not_inherited();
 	probes();
 	environment();
 	return failed;
