@@ -9,7 +9,9 @@
  *   1. Refuse what cannot run before anything exists: bad limits, a
  *      workdir that already exists, --backend appcontainer where
  *      userenv.dll has no AppContainer functions (Wine).
- *   2. The workdir, with a protected DACL granting the invoker alone.
+ *   2. The workdir, with a protected DACL granting the invoker alone;
+ *      with --backend appcontainer, the run's container profile and its
+ *      grants (the AppContainer section below, steps b-c).
  *   3. The job: JOBOBJECT_EXTENDED_LIMIT_INFORMATION with the per-job
  *      user time, the job memory, the active process count when asked,
  *      KILL_ON_JOB_CLOSE and DIE_ON_UNHANDLED_EXCEPTION; then
@@ -18,11 +20,15 @@
  *      The limits are read back (QueryInformationJobObject): only what
  *      the read-back shows is applied (job.c), and a --require'd cap
  *      that is not refuses the run here, before any payload exists.
- *   4. The payload is created CREATE_SUSPENDED, assigned to the job and
- *      only then resumed, so it runs no instruction outside the job; a
- *      failed assignment terminates it unresumed.
+ *   4. The payload is created CREATE_SUSPENDED (in the container, step
+ *      d, for appcontainer), assigned to the job and only then resumed,
+ *      so it runs no instruction outside the job; a failed assignment
+ *      terminates it unresumed.  job_win_create stops here: the helper
+ *      (main_win.c) reports CREATED and resumes it (job_win_release)
+ *      only on the broker's GO.
  *   5. Follow: the payload's process handle, the completion port's
- *      messages and the wall deadline, in one loop.  A cap message for
+ *      messages, the wall deadline and the caller's stop (the broker
+ *      gone), in one loop.  A cap message for
  *      an applied cap ends the run as the Linux backends do: the whole
  *      tree is terminated.
  *   6. The accounting is read, the job is terminated (every process in
@@ -30,7 +36,9 @@
  *      backstop should this process die first).
  *   7. The workdir is removed after the job is gone, with bounded retries
  *      for files a dying process still holds, read-only attributes
- *      cleared, reparse points removed and never followed.
+ *      cleared, reparse points removed and never followed; then the
+ *      container's grants are revoked and its profile deleted (step e).
+ *   6 and 7 run on every path once anything exists (job_win_end).
  *
  * Every handle this file creates is non-inheritable (NULL security
  * attributes), so the payload inherits none of the job, the port or the
