@@ -126,6 +126,15 @@ intake_bytes(const uint8_t *bytes, size_t n)
 	return r;
 }
 
+/* Bytes intake must refuse, die() saying want; nothing kept. */
+static void
+refused(const uint8_t *bytes, size_t n, const char *want)
+{
+	ck_assert_int_eq(intake_bytes(bytes, n), -1);
+	ck_assert_msg(strstr(why, want) != NULL, "%s", why);
+	request_free(&req);
+}
+
 START_TEST(split_frames_read_whole)
 {
 	uint8_t buf[4096];
@@ -151,9 +160,7 @@ START_TEST(huge_length_refused)
 {
 	static const uint8_t huge[] = { 0xff, 0xff, 0xff, 0xff, 0, 1, 0, 1 };
 
-	ck_assert_int_eq(intake_bytes(huge, sizeof(huge)), -1);
-	ck_assert_msg(strstr(why, "too long") != NULL, "%s", why);
-	request_free(&req);
+	refused(huge, sizeof(huge), "too long");
 }
 END_TEST
 
@@ -163,10 +170,7 @@ START_TEST(out_of_sequence_refused)
 	size_t len = 0;
 
 	put_str(buf, sizeof(buf), &len, CORDON_MSG_ARG, "/bin/true");
-	ck_assert_int_eq(intake_bytes(buf, len), -1);
-	ck_assert_msg(strstr(why, "unexpected message type 2") != NULL, "%s",
-	    why);
-	request_free(&req);
+	refused(buf, len, "unexpected message type 2");
 }
 END_TEST
 
@@ -178,9 +182,7 @@ START_TEST(cut_short_refused)
 	put_request(buf, sizeof(buf), &len, 1, 0);
 	put_str(buf, sizeof(buf), &len, CORDON_MSG_ARG, "/bin/true");
 	/* The last frame without its last byte, then EOF. */
-	ck_assert_int_eq(intake_bytes(buf, len - 1), -1);
-	ck_assert_msg(strstr(why, "truncated") != NULL, "%s", why);
-	request_free(&req);
+	refused(buf, len - 1, "truncated");
 }
 END_TEST
 
@@ -193,10 +195,7 @@ START_TEST(env_off_the_allow_list_refused)
 	put_str(buf, sizeof(buf), &len, CORDON_MSG_ARG, "/bin/true");
 	put_str(buf, sizeof(buf), &len, CORDON_MSG_ENV,
 	    "http_proxy=http://proxy.invalid:3128");
-	ck_assert_int_eq(intake_bytes(buf, len), -1);
-	ck_assert_msg(strstr(why, "not on the allow-list: http_proxy") !=
-	    NULL, "%s", why);
-	request_free(&req);
+	refused(buf, len, "not on the allow-list: http_proxy");
 }
 END_TEST
 
