@@ -56,7 +56,7 @@ static const char usage_text[] =
 "  --allow-host PATTERN no network but PATTERN (host, host:port, *.suffix, IP,\n"
 "                       CIDR), through the broker's proxy (repeatable;\n"
 "                       linux-ns)\n"
-"  --backend NAME       auto, linux-ns, landlock or floor (default auto)\n"
+"  --backend NAME       one of this OS's, below (default auto)\n"
 "  --profile NAME       apply profile NAME (system, then yours); flags override it\n"
 "  --env KEY=VALUE      set a variable for the command (repeatable)\n"
 "  --keep-env KEY       pass KEY from this environment (repeatable; not proxies)\n"
@@ -131,7 +131,7 @@ set_limit(cordon_config *cfg, enum cordon_cap_id cap, const char *flag,
 
 static void
 set_path(int (*setter)(cordon_config *, const char *), cordon_config *cfg,
-    const char *flag, const char *arg)
+    const char *flag, const char *arg, const char *need)
 {
 	char *abs = NULL;
 	char cwd[CORDON_MAX_PATH_LEN + 1];
@@ -144,7 +144,8 @@ set_path(int (*setter)(cordon_config *, const char *), cordon_config *cfg,
 			usage_error("%s: cannot make '%s' absolute", flag, arg);
 	}
 	if (setter(cfg, abs != NULL ? abs : arg) < 0)
-		usage_error("%s: '%s' is not a usable path", flag, arg);
+		usage_error("%s: '%s' is not a usable path (%s)", flag, arg,
+		    need);
 	free(abs);
 }
 
@@ -330,6 +331,7 @@ allow_host(cordon_config *cfg, const char *arg)
 static void
 apply_opt(cordon_config *cfg, int c, const char *arg)
 {
+	char names[128];
 	uint64_t n = 0;
 	int b;
 
@@ -343,16 +345,21 @@ apply_opt(cordon_config *cfg, int c, const char *arg)
 	case OPT_ALLOW_HOST: allow_host(cfg, arg); break;
 	case OPT_BACKEND:
 		if ((b = cordon_backend_from_name(arg)) < 0)
-			usage_error("--backend: unknown backend '%s' (auto, "
-			    "linux-ns, landlock, floor)", arg);
-		(void)cordon_config_set_backend(cfg, (enum cordon_backend_id)b);
+			usage_error("--backend: unknown backend '%s' (%s)", arg,
+			    cordon_backends_here(names, sizeof(names)));
+		if (cordon_config_set_backend(cfg,
+		    (enum cordon_backend_id)b) < 0)
+			usage_error("--backend: %s is not a backend of this OS "
+			    "(%s)", arg, cordon_backends_here(names,
+			    sizeof(names)));
 		break;
 	case OPT_TRACE:
-		set_path(cordon_config_set_trace_path, cfg, "--trace", arg);
+		set_path(cordon_config_set_trace_path, cfg, "--trace", arg,
+		    "too long");
 		break;
 	case OPT_WORKDIR_BASE:
 		set_path(cordon_config_set_workdir_base, cfg, "--workdir-base",
-		    arg);
+		    arg, "too long, or not clean: a '.', '..' or empty part");
 		break;
 	case OPT_COPY_IN: add_files(cfg, 0, "--copy-in", arg); break;
 	case OPT_COPY_OUT: add_files(cfg, 1, "--copy-out", arg); break;
@@ -1401,6 +1408,7 @@ int
 main(int argc, char **argv)
 {
 	cordon_config *cfg;
+	char names[128];
 	int rc;
 
 	if (argc < 2)
@@ -1408,6 +1416,8 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage_text, stdout);
+		printf("\nbackends here: %s\n", cordon_backends_here(names,
+		    sizeof(names)));
 		return stdout_checked(0);
 	}
 	if (strcmp(argv[1], "version") == 0 ||

@@ -118,11 +118,35 @@ cordon_config_set_network(cordon_config *cfg, bool allow)
 	cfg->network = allow;
 }
 
+bool
+cordon_backend_here(int backend)
+{
+	/* A profile's -1 (not set) is nobody's backend, and so no refusal. */
+	return backend < 0 || (backend < CORDON_BACKEND_MAX_ &&
+	    (cordon_plat_backends() & (1U << backend)) != 0);
+}
+
+const char *
+cordon_backends_here(char *buf, size_t bufsz)
+{
+	size_t n = 0;
+	int b;
+
+	buf[0] = '\0';
+	for (b = 0; b < CORDON_BACKEND_MAX_ && n < bufsz; b++)
+		if ((cordon_plat_backends() & (1U << b)) != 0)
+			n += (size_t)snprintf(buf + n, bufsz - n, "%s%s",
+			    n > 0 ? ", " : "", cordon_backend_name(b));
+	return buf;
+}
+
 int
 cordon_config_set_backend(cordon_config *cfg, enum cordon_backend_id b)
 {
 	if ((int)b < 0 || b >= CORDON_BACKEND_MAX_)
 		return -CORDON_E_INVAL;
+	if (!cordon_backend_here((int)b))
+		return -CORDON_E_UNAVAIL;
 	cfg->backend = b;
 	return 0;
 }
@@ -151,9 +175,16 @@ cordon_config_set_trace_path(cordon_config *cfg, const char *path)
 	return set_path(&cfg->trace_path, path);
 }
 
+/*
+ * The base goes to the helper as it is, and the wire takes only the
+ * host's clean form (cordon_path_native): refused here, before a run
+ * is recorded, rather than by the helper.
+ */
 int
 cordon_config_set_workdir_base(cordon_config *cfg, const char *path)
 {
+	if (path != NULL && !cordon_path_native(path))
+		return -CORDON_E_INVAL;
 	return set_path(&cfg->workdir_base, path);
 }
 
@@ -368,7 +399,7 @@ cordon_config_load_profile(cordon_config *cfg, const char *name, char *err,
     size_t errsz)
 {
 	struct cordon_profile sys, usr;
-	char syspath[CORDON_MAX_PATH_LEN + 1], *upath = NULL;
+	char syspath[CORDON_MAX_PATH_LEN + 1], *upath = NULL, names[128];
 	int rs, ru = -CORDON_E_NOTFOUND, r;
 
 	if (!cordon_profile_name_valid(name)) {
@@ -402,6 +433,15 @@ cordon_config_load_profile(cordon_config *cfg, const char *name, char *err,
 		(void)snprintf(err, errsz, "no profile %s: neither %s nor %s "
 		    "exists", name, syspath, upath);
 		r = -CORDON_E_NOTFOUND;
+		goto out;
+	}
+	if (!cordon_backend_here(sys.backend) ||
+	    !cordon_backend_here(usr.backend)) {
+		(void)snprintf(err, errsz, "profile %s: backend %s is not one "
+		    "of this OS's (%s)", name, cordon_backend_name(
+		    !cordon_backend_here(sys.backend) ? sys.backend :
+		    usr.backend), cordon_backends_here(names, sizeof(names)));
+		r = -CORDON_E_UNAVAIL;
 		goto out;
 	}
 	if ((r = check_profile_hosts(&sys, name, err, errsz)) < 0 ||

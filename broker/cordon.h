@@ -51,6 +51,7 @@ void cordon_config_set_network(cordon_config *cfg, bool allow);
  * -CORDON_E_INVAL for a malformed pattern, -CORDON_E_TOOLONG past 256.
  */
 int cordon_config_allow_host(cordon_config *cfg, const char *pattern);
+/* -CORDON_E_UNAVAIL for another OS's backend (job on Linux, ...). */
 int cordon_config_set_backend(cordon_config *cfg, enum cordon_backend_id b);
 /* NULL restores the default ($XDG_STATE_HOME/cordon/trace.db). */
 int cordon_config_set_trace_path(cordon_config *cfg, const char *path);

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,8 @@ cordon_require_unmet(const struct cordon_config *eff, uint32_t require,
 	would.applied = capable;
 	would.network = eff->network;
 	would.limits = eff->limits;
+	/* Borrowed, for the helper's own words on a cap (never freed). */
+	would.backend_reason = (char *)(uintptr_t)reason;
 	n = (size_t)snprintf(err, errsz, "a required control is missing on "
 	    "this host with the %s backend (%s):", cordon_backend_name(b),
 	    reason);

@@ -156,6 +156,13 @@ const char *cordon_not_applied_reason(const struct cordon_result *r, int cap,
  * the helper is setuid: plat_linux.c (not yet written for Windows).
  */
 const char *cordon_confdir(void);
+/*
+ * Whether this OS's helper has BACKEND (plat.h: cordon_plat_backends);
+ * a negative one (a profile's "not set") counts as here.  And their
+ * names, "auto, linux-ns, ...", into buf for a message.
+ */
+bool cordon_backend_here(int backend);
+const char *cordon_backends_here(char *buf, size_t bufsz);
 /* The default trace and workdir base: plat.h (one file per OS). */
 /* mkdir -p of path's parents, the helper to exec: plat.h. */
 

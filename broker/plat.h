@@ -116,6 +116,13 @@ int cordon_default_workdir_base(char **out);
  * that is not the invoker's own is refused, saying whose it is.
  */
 const char *cordon_plat_path_error(void);
+/*
+ * The backends this OS's helper has, 1 << each id (auto: always);
+ * config.c's cordon_backend_here reads it.  Linux: linux-ns, landlock, floor; Windows: job,
+ * appcontainer; macOS: seatbelt, floor.  Another OS's backend is
+ * refused as the flag or profile is read, before anything is recorded.
+ */
+uint32_t cordon_plat_backends(void);
 /* Whether path is absolute: Linux "/...", Windows "X:\..." or UNC. */
 bool cordon_path_absolute(const char *path);
 

@@ -213,3 +213,11 @@ cordon_plat_name(void)
 {
 	return "Linux";
 }
+
+/* The backends this OS's helper has (plat.h). */
+uint32_t
+cordon_plat_backends(void)
+{
+	return 1U << CORDON_BACKEND_AUTO | 1U << CORDON_BACKEND_LINUX_NS |
+	    1U << CORDON_BACKEND_LANDLOCK | 1U << CORDON_BACKEND_FLOOR;
+}

@@ -222,3 +222,11 @@ cordon_local_facts(void (*fn)(void *arg, const char *key,
 	    "yes: /usr/bin/sandbox-exec" : "no: /usr/bin/sandbox-exec is missing");
 	fn(arg, "egress", cordon_plat_no_egress());
 }
+
+/* The backends this OS's helper has (plat.h). */
+uint32_t
+cordon_plat_backends(void)
+{
+	return 1U << CORDON_BACKEND_AUTO | 1U << CORDON_BACKEND_SEATBELT |
+	    1U << CORDON_BACKEND_FLOOR;
+}

@@ -942,3 +942,11 @@ cordon_plat_name(void)
 {
 	return "Windows";
 }
+
+/* The backends this OS's helper has (plat.h). */
+uint32_t
+cordon_plat_backends(void)
+{
+	return 1U << CORDON_BACKEND_AUTO | 1U << CORDON_BACKEND_JOB |
+	    1U << CORDON_BACKEND_APPCONTAINER;
+}

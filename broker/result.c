@@ -78,6 +78,28 @@ cordon_result_exit_status(const cordon_result *r)
 	}
 }
 
+/*
+ * The helper's own words for a cap it was asked for and could not apply,
+ * "; NAME: why" in BACKEND's reason (helper/main_win.c: what a Job
+ * Object read back), copied into buf: false when it said none.
+ */
+static bool
+helper_said(const struct cordon_result *r, int cap, char *buf, size_t bufsz)
+{
+	char key[32];
+	const char *p, *end;
+
+	if (r->backend_reason == NULL ||
+	    snprintf(key, sizeof(key), "; %s: ", cordon_cap_name(cap)) < 0 ||
+	    (p = strstr(r->backend_reason, key)) == NULL)
+		return false;
+	p += strlen(key);
+	if ((end = strstr(p, "; ")) == NULL)
+		end = p + strlen(p);
+	(void)snprintf(buf, bufsz, "%.*s", (int)(end - p), p);
+	return true;
+}
+
 const char *
 cordon_not_applied_reason(const struct cordon_result *r, int cap, char *buf,
     size_t bufsz)
@@ -121,9 +143,11 @@ cordon_not_applied_reason(const struct cordon_result *r, int cap, char *buf,
 	default:
 		break;
 	}
+	if (why == NULL)
+		why = cordon_backend_never(r->backend, cap);
 	if (why != NULL)
 		(void)snprintf(buf, bufsz, "%s", why);
-	else
+	else if (!helper_said(r, cap, buf, bufsz))
 		(void)snprintf(buf, bufsz, "the %s backend does not apply it on "
 		    "this host", cordon_backend_name(r->backend));
 	return buf;

@@ -37,7 +37,11 @@ enum cordon_backend_id {
 	CORDON_BACKEND_LINUX_NS = 1,
 	CORDON_BACKEND_LANDLOCK = 2,
 	CORDON_BACKEND_FLOOR = 3,
-	CORDON_BACKEND_MAX_ = 4
+	/* The other systems' helpers (helper/main_win.c, main_macos.c). */
+	CORDON_BACKEND_JOB = 4,          /* Windows: a Job Object */
+	CORDON_BACKEND_APPCONTAINER = 5, /* Windows: AppContainer in a job */
+	CORDON_BACKEND_SEATBELT = 6,     /* macOS: sandbox-exec */
+	CORDON_BACKEND_MAX_ = 7
 };
 
 /* How a run ended. */

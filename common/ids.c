@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cordon_ids.h"
+#include "types.h"
 
 static const char *const cap_names[CORDON_CAP_MAX_] = {
 	[CORDON_CAP_NONE] = "none",
@@ -28,6 +29,9 @@ static const char *const backend_names[CORDON_BACKEND_MAX_] = {
 	[CORDON_BACKEND_LINUX_NS] = "linux-ns",
 	[CORDON_BACKEND_LANDLOCK] = "landlock",
 	[CORDON_BACKEND_FLOOR] = "floor",
+	[CORDON_BACKEND_JOB] = "job",
+	[CORDON_BACKEND_APPCONTAINER] = "appcontainer",
+	[CORDON_BACKEND_SEATBELT] = "seatbelt",
 };
 
 static const char *const outcome_names[CORDON_OUTCOME_MAX_] = {
@@ -55,6 +59,55 @@ static const char *const error_names[CORDON_E_MAX_] = {
 	[CORDON_E_POLICY] = "refused by the system policy",
 	[CORDON_E_UNMET] = "a required control cannot be applied on this host",
 };
+
+/*
+ * Why a backend of another OS's helper never applies a cap, whatever the
+ * host: the words of the result's not_applied, shared by the helper that
+ * decides (helper/job.c) and the broker that reports (broker/result.c).
+ * The caps a backend may or may not apply, by what the host showed
+ * (cpu and memory read back from a Job Object), are said by the helper.
+ */
+struct never { int backend, cap; const char *why; };
+static const struct never never[] = {
+	{ CORDON_BACKEND_JOB, CORDON_CAP_NOFILE, "Windows has no "
+	    "per-process handle limit a Job Object can set (no RLIMIT_NOFILE "
+	    "equivalent)" },
+	{ CORDON_BACKEND_JOB, CORDON_CAP_NETWORK, "a Job Object has no "
+	    "socket rule; only the proxy variables are stripped (AppContainer "
+	    "is the access tier)" },
+	{ CORDON_BACKEND_JOB, CORDON_CAP_FILESYSTEM, "a Job Object has no path "
+	    "rule; files are scoped only by the ephemeral workdir "
+	    "(AppContainer is the access tier)" },
+	{ CORDON_BACKEND_JOB, CORDON_CAP_SCOPING, "a Job Object does not scope "
+	    "what the payload may open of other processes" },
+	{ CORDON_BACKEND_JOB, CORDON_CAP_OUTPUT, "the job backend does not "
+	    "count captured output" },
+	{ CORDON_BACKEND_JOB, CORDON_CAP_DISK, "the job backend does not "
+	    "measure the workdir" },
+	{ CORDON_BACKEND_APPCONTAINER, CORDON_CAP_OUTPUT, "the job backend "
+	    "does not count captured output" },
+	{ CORDON_BACKEND_APPCONTAINER, CORDON_CAP_DISK, "the job backend does "
+	    "not measure the workdir" },
+	{ CORDON_BACKEND_APPCONTAINER, CORDON_CAP_NOFILE, "Windows has no "
+	    "per-process handle limit a Job Object can set (no RLIMIT_NOFILE "
+	    "equivalent)" },
+	{ CORDON_BACKEND_APPCONTAINER, CORDON_CAP_SCOPING, "what an "
+	    "AppContainer may open of other processes depends on their DACLs, "
+	    "which cordon does not check" },
+	{ CORDON_BACKEND_SEATBELT, CORDON_CAP_NPROC, "macOS's RLIMIT_NPROC "
+	    "counts all of the user's processes, not the sandbox's" },
+};
+
+const char *
+cordon_backend_never(int backend, int cap)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (never[i].backend == backend && never[i].cap == cap)
+			return never[i].why;
+	return NULL;
+}
 
 #define NAME_OF(table, i) \
 	((i) >= 0 && (size_t)(i) < sizeof(table) / sizeof((table)[0]) && \

@@ -102,6 +102,25 @@ bool cordon_bind_dest_valid(const char *dest);
 /* An absolute path without ".", ".." or empty components. */
 bool cordon_path_clean(const char *p);
 /*
+ * The host's own clean absolute path: on Linux and macOS,
+ * cordon_path_clean (common/host_posix.c); on Windows, "X:\a\b" with
+ * nothing Win32 would rewrite or read as a device (common/host_win.c).
+ * What the wire takes for a workdir and its base.
+ */
+bool cordon_path_native(const char *p);
+/*
+ * Whether the first n bytes of two environment names are the same
+ * name on this host, as strncmp stops at a NUL: exactly on Linux and
+ * macOS (common/host_posix.c), without ASCII case on Windows
+ * (common/host_win.c, "Path" is PATH).
+ */
+bool cordon_env_name_eq(const char *a, const char *b, size_t n);
+/*
+ * Why BACKEND never applies CAP on any host (common/ids.c), or NULL when
+ * that depends on the host, the request or the helper's read-back.
+ */
+const char *cordon_backend_never(int backend, int cap);
+/*
  * A failure said in err (errsz bytes, may be 0), errno kept: -1.  The
  * one error helper of the code that reports into a caller's buffer.
  */

@@ -75,7 +75,7 @@ decode_body(struct cordon_buf *b, struct cordon_msg *m)
 	case CORDON_MSG_GC:
 	case CORDON_MSG_WORKDIR:
 		TRY(cordon_buf_get_cstring(b, &m->u.str, CORDON_MAX_PATH_LEN));
-		if (m->u.str[0] != '/')
+		if (!cordon_path_native(m->u.str))
 			r = -CORDON_E_RANGE;
 		break;
 	case CORDON_MSG_BACKEND:
@@ -95,7 +95,7 @@ decode_body(struct cordon_buf *b, struct cordon_msg *m)
 		TRY(cordon_buf_get_cstring(b, &m->u.created.workdir,
 		    CORDON_MAX_PATH_LEN));
 		TRY(cordon_buf_get_u32(b, &m->u.created.pid));
-		if (m->u.created.workdir[0] != '/' || m->u.created.pid < 2 ||
+		if (!cordon_path_native(m->u.created.workdir) || m->u.created.pid < 2 ||
 		    m->u.created.pid > INT32_MAX)
 			r = -CORDON_E_RANGE;
 		break;

@@ -48,7 +48,7 @@ decode_request(struct cordon_buf *b, struct cordon_msg_request *q)
 	    q->backend >= CORDON_BACKEND_MAX_ ||
 	    cordon_limits_check(&q->limits) != 0 ||
 	    !cordon_run_id_valid(q->run_id) ||
-	    q->workdir_base[0] != '/' ||
+	    !cordon_path_native(q->workdir_base) ||
 	    q->argc < 1 || q->argc > CORDON_MAX_ARGC ||
 	    q->envc > CORDON_MAX_ENVC || q->bindc > CORDON_MAX_BINDS)
 		r = -CORDON_E_RANGE;

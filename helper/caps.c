@@ -2,7 +2,9 @@
  * caps.c - which cap a run's figures passed, in one fixed order, and the
  * final accounting once the tree is gone: shared by the Linux monitor
  * (monitor.c) and the seatbelt backend's macOS monitor
- * (seatbelt_macos.c), so both type a cap hit the same way.
+ * (seatbelt_macos.c), so both type a cap hit the same way; and the
+ * result as the broker hears it (CAP_HIT for a cap, then EXIT), which
+ * the Linux and macOS helpers send alike.
  */
 #include "config.h"
 
@@ -67,4 +69,32 @@ cap_final(const struct request *req, struct monitor_result *res)
 	    res->outcome == CORDON_OUTCOME_SIGNALED && res->signal == SIGXCPU &&
 	    f.cpu_ns >= req->limits.cpu_ns / 2)
 		cap_set(res, CORDON_CAP_CPU, f.cpu_ns, req->limits.cpu_ns);
+}
+
+void
+cap_report(const struct monitor_result *res,
+    void (*send_msg)(const struct cordon_msg *m))
+{
+	struct cordon_msg m;
+
+	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
+		memset(&m, 0, sizeof(m));
+		m.type = CORDON_MSG_CAP_HIT;
+		m.u.cap_hit.cap = res->cap;
+		m.u.cap_hit.observed = res->cap_observed;
+		m.u.cap_hit.limit = res->cap_limit;
+		send_msg(&m);
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = CORDON_MSG_EXIT;
+	m.u.exit.outcome = res->outcome;
+	m.u.exit.cap = res->outcome == CORDON_OUTCOME_CAP_HIT ? res->cap :
+	    CORDON_CAP_NONE;
+	m.u.exit.exit_code = res->exit_code;
+	m.u.exit.signal = res->signal;
+	m.u.exit.cpu_ns = res->cpu_ns;
+	m.u.exit.wall_ns = res->wall_ns;
+	m.u.exit.max_rss = res->max_mem;
+	m.u.exit.error = (char *)(uintptr_t)res->error;
+	send_msg(&m);
 }

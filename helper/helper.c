@@ -438,34 +438,12 @@ start_payload(struct request *req, struct spawn *sp, struct cordon_msg *m,
 static void
 report_end(const struct monitor_result *res)
 {
-	struct cordon_msg m;
-
 	priv_audit("end", st.audited, st.backend,
 	    cordon_outcome_name(res->outcome),
 	    res->outcome == CORDON_OUTCOME_CAP_HIT ? cordon_cap_name(res->cap) :
 	    "-");
 	st.audited = NULL;
-
-	if (res->outcome == CORDON_OUTCOME_CAP_HIT) {
-		memset(&m, 0, sizeof(m));
-		m.type = CORDON_MSG_CAP_HIT;
-		m.u.cap_hit.cap = res->cap;
-		m.u.cap_hit.observed = res->cap_observed;
-		m.u.cap_hit.limit = res->cap_limit;
-		send_msg(&m);
-	}
-	memset(&m, 0, sizeof(m));
-	m.type = CORDON_MSG_EXIT;
-	m.u.exit.outcome = res->outcome;
-	m.u.exit.cap = res->outcome == CORDON_OUTCOME_CAP_HIT ? res->cap :
-	    CORDON_CAP_NONE;
-	m.u.exit.exit_code = res->exit_code;
-	m.u.exit.signal = res->signal;
-	m.u.exit.cpu_ns = res->cpu_ns;
-	m.u.exit.wall_ns = res->wall_ns;
-	m.u.exit.max_rss = res->max_mem;
-	m.u.exit.error = (char *)(uintptr_t)res->error;
-	send_msg(&m);
+	cap_report(res, send_msg);
 }
 
 /*
@@ -506,6 +484,12 @@ admit(struct request *req)
 {
 	char err[CORDON_MAX_TEXT_LEN] = "";
 
+	/* Windows' and macOS' backends: refused before anything exists. */
+	if (req->backend >= CORDON_BACKEND_JOB)
+		die("backend %s is not available on Linux: it runs only on %s",
+		    cordon_backend_name(req->backend),
+		    req->backend == CORDON_BACKEND_SEATBELT ? "macOS" :
+		    "Windows");
 	/*
 	 * The system policy, loaded here with the broker's parser from the
 	 * path fixed at build time (policy/policy.c): a request over it is

@@ -3,8 +3,12 @@
  *
  * One file per concern (helper.c has the theory of operation):
  *   helper.c    start-up, fd and signal hygiene, the run's life cycle
- *   util.c      die(), formatting, time
- *   intake.c    reading and re-checking the request
+ *   util.c      formatting, time (die.c: die(), xcalloc())
+ * The other systems' helpers (not in this build): main_win.c with
+ * job_win.c and job.c (Windows, a Job Object), main_macos.c with
+ * seatbelt_macos.c, seatbelt_decide.c and sbpl.c (macOS, sandbox-exec).
+ *   intake.c    reading and re-checking the request (request.h;
+ *               intake_sock.c: from the SOCK_SEQPACKET socket)
  *   priv.c      setuid mode: raising, dropping and verifying privilege,
  *               capabilities, the audit lines
  *   workdir.c   creating, locking, measuring and removing the workdir
@@ -44,43 +48,14 @@
 #include "types.h"
 #include "wire.h"
 
-#define NORETURN __attribute__((noreturn))
-#define PRINTF(a, b) __attribute__((format(printf, a, b)))
+#include "request.h"
 
-/* util.c */
-/* Prints "cordon-helper: MSG[: strerror]" and exits after the cleanup hook. */
-NORETURN void die(const char *fmt, ...) PRINTF(1, 2);
-NORETURN void die_errno(const char *fmt, ...) PRINTF(1, 2);
-/* Run once by die(): kill the tree, remove the workdir, tell the broker. */
-void set_die_hook(void (*hook)(const char *why));
-void *xcalloc(size_t n, size_t size);
+/* util.c (die, die_errno, set_die_hook, xcalloc: die.c, request.h) */
 /* snprintf that reports truncation as failure instead of hiding it. */
 bool fmt(char *buf, size_t size, const char *f, ...) PRINTF(3, 4);
 /* Formats the error for the caller, -1, errno unchanged (common/types.c). */
 #define ERR(...) cordon_errf(err, errsz, __VA_ARGS__)
 uint64_t now_ns(void);
-
-/* A request, as re-checked by intake.c.  Everything here is bounded. */
-struct request {
-	uint32_t flags;
-	enum cordon_backend_id backend;
-	struct cordon_limits limits;
-	char run_id[CORDON_RUN_ID_LEN + 1];
-	char *workdir_base;
-	char **argv;        /* argc entries + NULL */
-	uint32_t argc;
-	char **envp;        /* allowed entries only + NULL */
-	uint32_t envc;
-	struct cordon_msg_bind *binds; /* --ro-bind, re-checked */
-	uint32_t bindc;
-	uint32_t env_explicit; /* the last env_explicit entries were set by name */
-	uint32_t require;   /* bit (1 << cap) per control the run must have */
-	bool probe_only;    /* a PROBE message (backend: the one asked for) */
-};
-
-/* intake.c: reads REQUEST + ARG* + ENV* + BIND*, or PROBE; dies on all else. */
-void intake_read(int sock, struct request *req);
-void request_free(struct request *req);
 
 /* workdir.c */
 struct workdir {
@@ -332,6 +307,9 @@ bool cap_check(const struct request *req, const struct tree_sample *s,
     struct monitor_result *res);
 /* The final figures of a run that ended, held against the caps again. */
 void cap_final(const struct request *req, struct monitor_result *res);
+/* The end of a run for the broker: CAP_HIT (a cap), then EXIT, by send. */
+void cap_report(const struct monitor_result *res,
+    void (*send_msg)(const struct cordon_msg *m));
 /* SIGTERM, SIGINT, SIGHUP or SIGQUIT: the run ends as interrupted. */
 bool signal_ends_run(int sig);
 void monitor_run(int sock, int sigfd, const struct request *req,

@@ -1,7 +1,8 @@
 /*
  * intake.c - reads one request from the broker and re-checks every field.
  *
- * Why this is safe: every message comes through cordon_msg_recv_allowed(),
+ * Why this is safe: every message comes through cordon_msg_recv_allowed()
+ * (or, on a byte stream, common/frame.c with cordon_msg_decode_allowed),
  * which bounds the frame before allocating, refuses a type not wanted at
  * that point of the sequence before decoding any body, and decodes with
  * bounded getters (common/wire_helper.c).  GC is no such type any more:
@@ -17,22 +18,32 @@
  */
 #include "config.h"
 
-
-#include <bsd/string.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "env.h"
-#include "helper.h"
+#include "request.h"
+
+/*
+ * Portable C: the Linux helper reads its socket (intake_sock.c), the
+ * Windows and macOS helpers a byte stream of frames (main_win.c,
+ * main_macos.c); each gives the receive, the checks here are the same.
+ */
+struct intake {
+	intake_recv_fn recv;
+	void *ctx;
+};
 
 /*
  * Receives one message of a type in want (CORDON_MSG_BIT()s) or dies
  * naming the problem; the type is checked before any body is decoded.
  */
 static void
-recv_expect(int sock, uint32_t want, struct cordon_msg *m)
+recv_expect(const struct intake *in, uint32_t want, struct cordon_msg *m)
 {
 	int r;
 
-	if ((r = cordon_msg_recv_allowed(sock, want, m)) < 0) {
+	if ((r = in->recv(in->ctx, want, m)) < 0) {
 		if (m->type != 0)
 			die("unexpected message type %u in the request",
 			    (unsigned)m->type);
@@ -44,7 +55,7 @@ recv_expect(int sock, uint32_t want, struct cordon_msg *m)
 static void
 take_request(struct cordon_msg *m, struct request *req)
 {
-	bool id_fits;
+	size_t idlen;
 
 	/* Fields were range-checked by the decoder; copy and check again. */
 	req->flags = m->u.request.flags;
@@ -55,8 +66,10 @@ take_request(struct cordon_msg *m, struct request *req)
 	req->bindc = m->u.request.bindc;
 	req->env_explicit = m->u.request.env_explicit;
 	req->require = m->u.request.require;
-	id_fits = strlcpy(req->run_id, m->u.request.run_id,
-	    sizeof(req->run_id)) < sizeof(req->run_id);
+	/* Copied only if it fits, terminator included (strlcpy's check). */
+	idlen = strlen(m->u.request.run_id);
+	if (idlen < sizeof(req->run_id))
+		memcpy(req->run_id, m->u.request.run_id, idlen + 1);
 	/*
 	 * Whatever was received is owned by req before anything is checked,
 	 * here and below, so that no die() path leaves an allocation that
@@ -66,7 +79,7 @@ take_request(struct cordon_msg *m, struct request *req)
 	req->workdir_base = m->u.request.workdir_base;
 	m->u.request.workdir_base = NULL;
 	cordon_msg_clear(m);
-	if (!id_fits || !cordon_run_id_valid(req->run_id))
+	if (idlen >= sizeof(req->run_id) || !cordon_run_id_valid(req->run_id))
 		die("malformed run id");
 	if ((req->flags & ~CORDON_REQ_FLAGS_ALL) != 0 ||
 	    (req->flags & (CORDON_REQ_EGRESS | CORDON_REQ_NETWORK)) ==
@@ -78,21 +91,21 @@ take_request(struct cordon_msg *m, struct request *req)
 	    req->env_explicit > req->envc ||
 	    (req->require >> CORDON_CAP_MAX_) != 0 || (req->require & 1U) != 0)
 		die("request fields out of range");
-	if (!cordon_path_clean(req->workdir_base))
+	if (!cordon_path_native(req->workdir_base))
 		die("workdir base '%s' is not a clean absolute path",
 		    req->workdir_base);
 }
 
 /* Exactly argc ARGs; *total counts argv and envp together. */
 static void
-read_argv(int sock, struct request *req, size_t *total)
+read_argv(const struct intake *in, struct request *req, size_t *total)
 {
 	struct cordon_msg m;
 	uint32_t i;
 
 	req->argv = xcalloc((size_t)req->argc + 1, sizeof(char *));
 	for (i = 0; i < req->argc; i++) {
-		recv_expect(sock, CORDON_MSG_BIT(CORDON_MSG_ARG), &m);
+		recv_expect(in, CORDON_MSG_BIT(CORDON_MSG_ARG), &m);
 		req->argv[i] = m.u.str;
 		m.u.str = NULL;
 		cordon_msg_clear(&m);
@@ -107,7 +120,7 @@ read_argv(int sock, struct request *req, size_t *total)
 
 /* Exactly envc ENVs, each allowed (or settable) and given once. */
 static void
-read_envp(int sock, struct request *req, size_t *total)
+read_envp(const struct intake *in, struct request *req, size_t *total)
 {
 	struct cordon_msg m;
 	uint32_t i;
@@ -116,7 +129,7 @@ read_envp(int sock, struct request *req, size_t *total)
 	/* Room for the entries plus HOME, TMPDIR and the terminating NULL. */
 	req->envp = xcalloc((size_t)req->envc + 3, sizeof(char *));
 	for (i = 0; i < req->envc; i++) {
-		recv_expect(sock, CORDON_MSG_BIT(CORDON_MSG_ENV), &m);
+		recv_expect(in, CORDON_MSG_BIT(CORDON_MSG_ENV), &m);
 		e = req->envp[i] = m.u.str;
 		m.u.str = NULL;
 		cordon_msg_clear(&m);
@@ -143,14 +156,14 @@ read_envp(int sock, struct request *req, size_t *total)
 
 /* Exactly bindc BINDs, their paths checked again. */
 static void
-read_binds(int sock, struct request *req)
+read_binds(const struct intake *in, struct request *req)
 {
 	struct cordon_msg m;
 	uint32_t i;
 
 	req->binds = xcalloc(req->bindc, sizeof(*req->binds));
 	for (i = 0; i < req->bindc; i++) {
-		recv_expect(sock, CORDON_MSG_BIT(CORDON_MSG_BIND), &m);
+		recv_expect(in, CORDON_MSG_BIT(CORDON_MSG_BIND), &m);
 		req->binds[i] = m.u.bind;
 		memset(&m, 0, sizeof(m));
 		if (!cordon_path_clean(req->binds[i].src) ||
@@ -160,13 +173,14 @@ read_binds(int sock, struct request *req)
 }
 
 void
-intake_read(int sock, struct request *req)
+intake_read_from(intake_recv_fn recv, void *ctx, struct request *req)
 {
+	const struct intake in = { recv, ctx };
 	struct cordon_msg m;
 	size_t total = 0;
 
 	memset(req, 0, sizeof(*req));
-	recv_expect(sock, CORDON_MSG_BIT(CORDON_MSG_REQUEST) |
+	recv_expect(&in, CORDON_MSG_BIT(CORDON_MSG_REQUEST) |
 	    CORDON_MSG_BIT(CORDON_MSG_PROBE), &m);
 	if (m.type == CORDON_MSG_PROBE) {
 		/* The decoder range-checked the backend. */
@@ -176,9 +190,9 @@ intake_read(int sock, struct request *req)
 		return;
 	}
 	take_request(&m, req);
-	read_argv(sock, req, &total);
-	read_envp(sock, req, &total);
-	read_binds(sock, req);
+	read_argv(&in, req, &total);
+	read_envp(&in, req, &total);
+	read_binds(&in, req);
 }
 
 void

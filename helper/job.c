@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "types.h"
 
 /* 100 ns units, Windows's FILETIME and job time unit. */
 #define NS_PER_100NS 100ULL
@@ -81,24 +82,25 @@ job_applied_decide(const struct job_ask *ask, const struct job_readback *rb,
 	/* The helper's own timer, then TerminateJobObject: no read-back. */
 	why[CORDON_CAP_WALL] = ask->wall_ns == 0 ?
 	    "no wall cap was set (--wall)" : NULL;
-	why[CORDON_CAP_NOFILE] = "Windows has no per-process handle limit a "
-	    "Job Object can set (no RLIMIT_NOFILE equivalent)";
-	why[CORDON_CAP_NETWORK] = "a Job Object has no socket rule; only the "
-	    "proxy variables are stripped (AppContainer is the access tier)";
-	why[CORDON_CAP_FILESYSTEM] = "a Job Object has no path rule; files are "
-	    "scoped only by the ephemeral workdir (AppContainer is the access "
-	    "tier)";
-	why[CORDON_CAP_SCOPING] = "a Job Object does not scope what the "
-	    "payload may open of other processes";
-	why[CORDON_CAP_OUTPUT] = "the job backend does not count captured "
-	    "output";
-	why[CORDON_CAP_DISK] = "the job backend does not measure the workdir";
-
+	/* What a Job Object never applies (common/ids.c). */
+	for (c = 1; c < CORDON_CAP_MAX_; c++)
+		if (cordon_backend_never(CORDON_BACKEND_JOB, c) != NULL)
+			why[c] = cordon_backend_never(CORDON_BACKEND_JOB, c);
 	for (c = 1; c < CORDON_CAP_MAX_; c++)
 		if (why[c] == NULL)
 			out->applied |= 1U << c;
 	out->kill_on_close = rb->queried &&
 	    (rb->flags & JOB_RB_KILL_ON_CLOSE) != 0;
+}
+
+void
+job_applied_appcontainer(struct job_applied *ap)
+{
+	ap->why[CORDON_CAP_NETWORK] = NULL;
+	ap->why[CORDON_CAP_FILESYSTEM] = NULL;
+	ap->applied |= 1U << CORDON_CAP_NETWORK | 1U << CORDON_CAP_FILESYSTEM;
+	ap->why[CORDON_CAP_SCOPING] = cordon_backend_never(
+	    CORDON_BACKEND_APPCONTAINER, CORDON_CAP_SCOPING);
 }
 
 enum cordon_cap_id

@@ -126,6 +126,14 @@ void job_applied_decide(const struct job_ask *ask,
     const struct job_readback *rb, struct job_applied *out);
 
 /*
+ * What an AppContainer adds to the job's caps (--backend appcontainer):
+ * network (an empty capability list: no socket reaches anything,
+ * loopback included) and filesystem (writes only where the container's
+ * SID was granted: the workdir).  Scoping stays not applied, with why.
+ */
+void job_applied_appcontainer(struct job_applied *ap);
+
+/*
  * The first cap in require (a bit per enum cordon_cap_id) that ap does
  * not apply, or CORDON_CAP_NONE: --require refuses the run on it before
  * the payload is started.
@@ -189,12 +197,26 @@ struct job_win_req {
 	struct job_ask ask;
 	const char *workdir;       /* created here, must not exist; removed */
 	char *const *argv;         /* argv[0] is the program */
+	/*
+	 * The payload's environment, checked (the helper's request), or
+	 * NULL: this process's own, through the allow-list (the driver).
+	 */
+	char *const *envp;
 	bool appcontainer;         /* --backend appcontainer */
+	const char *run_id;        /* appcontainer: names its profile (hex) */
+	char *const *ro;           /* appcontainer: --ro-bind sources, read */
+	size_t nro;
 	uint32_t require;          /* --require: a bit per cordon_cap_id */
+	/* Polled while the payload runs: true ends it (the broker gone). */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 };
 
 struct job_win_res {
 	struct job_run run;
+	uint32_t pid;              /* the payload's, once created */
+	bool stopped;              /* req->stop ended the run */
+	bool workdir_made;         /* this run made its workdir */
 	bool workdir_removed;      /* the workdir this run made is gone */
 	char err[512];             /* why, when the run was refused or failed */
 };
@@ -204,9 +226,39 @@ struct job_win_res {
  * failed before it ran; res->err says why, res->out.status is 125, 126
  * (not executable) or 127 (not found), and no process was left; the
  * workdir, if it was made, is removed (err says so when it could not
- * be, as workdir_removed does).
+ * be, as workdir_removed does).  The same as job_win_create, _release,
+ * _follow and _end in a row.
  */
 int job_win_run(const struct job_win_req *req, struct job_win_res *res);
+
+/*
+ * The same run in steps, for the helper, which reports between them
+ * (BACKEND and CREATED after create, GO before release):
+ *   create   refusals, the workdir, the job and its read-back (res->run.rb,
+ *            .ap), the payload created suspended and assigned to the job
+ *            (res->pid): it has run no instruction.  -1 as job_win_run,
+ *            with everything already undone (*w NULL).
+ *   release  resumes it; -1 (res->err) if it could not be.
+ *   follow   until it ends, a cap, the wall deadline or req->stop.
+ *   end      every path: the job terminated (the held payload too), the
+ *            workdir removed, the outcome decided if it was followed; w
+ *            freed.  req must live until then.
+ */
+/*
+ * A probe: a job given ask's limits (and nothing started in it), read
+ * back and decided as a run's would be (res->run.ap); with appcontainer
+ * also whether userenv.dll has the AppContainer functions.  -1 with
+ * res->err when the backend cannot be had.
+ */
+int job_win_probe(const struct job_ask *ask, bool appcontainer,
+    struct job_win_res *res);
+
+struct job_win;
+int job_win_create(const struct job_win_req *req, struct job_win_res *res,
+    struct job_win **w);
+int job_win_release(struct job_win *w, struct job_win_res *res);
+void job_win_follow(struct job_win *w, struct job_win_res *res);
+void job_win_end(struct job_win *w, struct job_win_res *res);
 #endif
 
 #endif

@@ -9,7 +9,9 @@
  *   1. Refuse what cannot run before anything exists: bad limits, a
  *      workdir that already exists, --backend appcontainer where
  *      userenv.dll has no AppContainer functions (Wine).
- *   2. The workdir, with a protected DACL granting the invoker alone.
+ *   2. The workdir, with a protected DACL granting the invoker alone;
+ *      with --backend appcontainer, the run's container profile and its
+ *      grants (the AppContainer section below, steps b-c).
  *   3. The job: JOBOBJECT_EXTENDED_LIMIT_INFORMATION with the per-job
  *      user time, the job memory, the active process count when asked,
  *      KILL_ON_JOB_CLOSE and DIE_ON_UNHANDLED_EXCEPTION; then
@@ -18,11 +20,15 @@
  *      The limits are read back (QueryInformationJobObject): only what
  *      the read-back shows is applied (job.c), and a --require'd cap
  *      that is not refuses the run here, before any payload exists.
- *   4. The payload is created CREATE_SUSPENDED, assigned to the job and
- *      only then resumed, so it runs no instruction outside the job; a
- *      failed assignment terminates it unresumed.
+ *   4. The payload is created CREATE_SUSPENDED (in the container, step
+ *      d, for appcontainer), assigned to the job and only then resumed,
+ *      so it runs no instruction outside the job; a failed assignment
+ *      terminates it unresumed.  job_win_create stops here: the helper
+ *      (main_win.c) reports CREATED and resumes it (job_win_release)
+ *      only on the broker's GO.
  *   5. Follow: the payload's process handle, the completion port's
- *      messages and the wall deadline, in one loop.  A cap message for
+ *      messages, the wall deadline and the caller's stop (the broker
+ *      gone), in one loop.  A cap message for
  *      an applied cap ends the run as the Linux backends do: the whole
  *      tree is terminated.
  *   6. The accounting is read, the job is terminated (every process in
@@ -30,7 +36,9 @@
  *      backstop should this process die first).
  *   7. The workdir is removed after the job is gone, with bounded retries
  *      for files a dying process still holds, read-only attributes
- *      cleared, reparse points removed and never followed.
+ *      cleared, reparse points removed and never followed; then the
+ *      container's grants are revoked and its profile deleted (step e).
+ *   6 and 7 run on every path once anything exists (job_win_end).
  *
  * Every handle this file creates is non-inheritable (NULL security
  * attributes), so the payload inherits none of the job, the port or the
@@ -51,6 +59,7 @@
 
 #include "env.h"
 #include "job.h"
+#include "types.h"
 #include "winutil.h"
 
 /* Polling step of the follow loop, ms (the removal's: winutil.c). */
@@ -168,26 +177,27 @@ static const char *const win_needed[] = {
 	"NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS",
 };
 
-/*
- * Whether the invoker's "KEY=VALUE" reaches the payload.  Windows names
- * are case-insensitive ("Path" is PATH), so the allow-lists compare the
- * upper-cased key; a proxy variable, in any case, never passes
- * (cordon_env_is_proxy), whatever else would allow it.
- */
+/* The upper-cased name of "KEY=VALUE" into key; false if it does not fit. */
 static bool
-env_passes(const char *entry)
+env_key(const char *entry, char key[CORDON_ENV_MAX_NAME + 1])
 {
-	char key[CORDON_ENV_MAX_NAME + 1];
 	size_t n = strcspn(entry, "="), i;
 
-	if (n == 0 || n > CORDON_ENV_MAX_NAME || cordon_env_is_proxy(entry))
+	if (n == 0 || n > CORDON_ENV_MAX_NAME)
 		return false;
 	for (i = 0; i < n; i++)
 		key[i] = entry[i] >= 'a' && entry[i] <= 'z' ?
 		    (char)(entry[i] - 'a' + 'A') : entry[i];
 	key[n] = '\0';
-	if (cordon_env_allowed(key))
-		return true;
+	return true;
+}
+
+/* Whether the upper-cased key is one Windows itself needs (win_needed). */
+static bool
+env_needed(const char *key)
+{
+	size_t i;
+
 	for (i = 0; i < sizeof(win_needed) / sizeof(win_needed[0]); i++)
 		if (strcmp(key, win_needed[i]) == 0)
 			return true;
@@ -195,40 +205,113 @@ env_passes(const char *entry)
 }
 
 /*
- * The payload's environment block: the invoker's variables that pass,
- * then TEMP, TMP and USERPROFILE set to the workdir (HOME and TMPDIR's
- * place on Windows).  The "=C:" entries (per-drive directories) are
- * the invoker's and are dropped.
+ * Whether the invoker's "KEY=VALUE" reaches the payload (the test
+ * driver's environment; the helper's comes checked in the request).
+ * Windows names are case-insensitive ("Path" is PATH), so the
+ * allow-lists compare the upper-cased key; a proxy variable, in any
+ * case, never passes (cordon_env_is_proxy), whatever else would allow it.
+ */
+static bool
+env_passes(const char *entry)
+{
+	char key[CORDON_ENV_MAX_NAME + 1];
+
+	if (!env_key(entry, key) || cordon_env_is_proxy(entry))
+		return false;
+	return cordon_env_allowed(key) || env_needed(key);
+}
+
+/* Whether key is one of the names the block sets to the workdir. */
+static bool
+env_ours(const char *key)
+{
+	return strcmp(key, "TEMP") == 0 || strcmp(key, "TMP") == 0 ||
+	    strcmp(key, "USERPROFILE") == 0;
+}
+
+/*
+ * Appends entry unless its name, compared without case as Windows does,
+ * is already in b's first *nkeys names (kept in keys) or is one the block
+ * sets itself.  The request holds at most CORDON_MAX_ENVC entries and
+ * win_needed a few more, so JOB_WIN_MAX_ENV is never reached.
+ */
+#define JOB_WIN_MAX_ENV (CORDON_MAX_ENVC + 16)
+static void
+env_add(struct cordon_wbuf *b, const wchar_t *w, const char *entry,
+    char (*keys)[CORDON_ENV_MAX_NAME + 1], size_t *nkeys)
+{
+	char key[CORDON_ENV_MAX_NAME + 1];
+	size_t i;
+
+	if (!env_key(entry, key) || env_ours(key) ||
+	    cordon_env_is_proxy(entry) || *nkeys >= JOB_WIN_MAX_ENV)
+		return;
+	for (i = 0; i < *nkeys; i++)
+		if (strcmp(keys[i], key) == 0)
+			return;
+	memcpy(keys[(*nkeys)++], key, sizeof(key));
+	cordon_wbuf_add(b, w, wcslen(w) + 1);
+}
+
+/*
+ * The payload's environment block.  With envp (the helper: the request's
+ * environment, which intake.c checked against the allow-list) those
+ * entries, then the names Windows itself needs (win_needed) from this
+ * process's own environment (the broker gives the helper SystemRoot);
+ * without (the test driver) the invoker's variables that env_passes.
+ * Then TEMP, TMP and USERPROFILE set to the workdir (HOME and TMPDIR's
+ * place on Windows).  Names are compared without case, as Windows
+ * does: the first of "PATH" and "Path" wins, a proxy variable in any
+ * case never passes, and no entry can set TEMP, TMP or USERPROFILE
+ * beside ours.  The "=C:" entries (per-drive directories) are dropped.
  */
 static wchar_t *
-env_block(const wchar_t *workdir, struct job_win_res *res)
+env_block(char *const *envp, const wchar_t *workdir, struct job_win_res *res)
 {
 	static const wchar_t *const set[] = { L"TEMP=", L"TMP=",
 	    L"USERPROFILE=" };
 	struct cordon_wbuf b = { NULL, 0, 0, false };
+	char (*keys)[CORDON_ENV_MAX_NAME + 1] = calloc(JOB_WIN_MAX_ENV,
+	    sizeof(*keys));
 	wchar_t *all = GetEnvironmentStringsW(), *e;
-	size_t i;
+	size_t i, nkeys = 0;
 
-	if (all == NULL) {
+	if (all == NULL || keys == NULL) {
 		say(res, "cannot read the environment (error %lu)",
 		    GetLastError());
+		free(keys);
+		if (all != NULL)
+			(void)FreeEnvironmentStringsW(all);
 		return NULL;
 	}
-	for (e = all; *e != L'\0'; e += wcslen(e) + 1) {
-		char *u = cordon_win_narrow(e);
+	for (i = 0; envp != NULL && envp[i] != NULL; i++) {
+		wchar_t *w = cordon_win_widen(envp[i]);
 
-		if (u != NULL && env_passes(u))
-			cordon_wbuf_add(&b, e, wcslen(e) + 1);
+		if (w == NULL)
+			b.failed = true;
+		else
+			env_add(&b, w, envp[i], keys, &nkeys);
+		free(w);
+	}
+	for (e = all; *e != L'\0'; e += wcslen(e) + 1) {
+		char *u = cordon_win_narrow(e), key[CORDON_ENV_MAX_NAME + 1];
+		bool pass = u != NULL && (envp == NULL ? env_passes(u) :
+		    env_key(u, key) && env_needed(key));
+
+		if (pass)
+			env_add(&b, e, u, keys, &nkeys);
 		free(u);
 	}
 	(void)FreeEnvironmentStringsW(all);
+	free(keys);
 	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
 		cordon_wbuf_str(&b, set[i]);
 		cordon_wbuf_add(&b, workdir, wcslen(workdir) + 1);
 	}
 	/* The block ends with an empty string: wbuf keeps a terminator. */
 	if (b.failed) {
-		say(res, "out of memory building the environment");
+		say(res, "out of memory building the environment, or an "
+		    "entry that is not UTF-8");
 		free(b.p);
 		return NULL;
 	}
@@ -261,46 +344,242 @@ workdir_make(const wchar_t *path, struct job_win_res *res)
 /* --- AppContainer --------------------------------------------------------- */
 
 /*
- * The AppContainer functions are resolved at run time from userenv.dll
- * (Windows 8 and later export them; Wine's userenv does not), so one
- * binary runs everywhere and says why when the access tier is missing.
+ * The access tier (--backend appcontainer), inside the same job:
+ *   a. userenv.dll's AppContainer functions, resolved at run time
+ *      (Windows 8 and later export them; Wine's userenv does not), so one
+ *      binary runs everywhere and says why when the tier is missing.
+ *   b. A profile for this run alone, "cordon.run.<run id>"
+ *      (CreateAppContainerProfile, no capabilities): its SID is the
+ *      payload's identity.  One left by a helper that died is deleted
+ *      first; the name is the run's, so it is no other run's.
+ *   c. Explicit ACEs for that SID: the workdir (full control, inherited
+ *      below it) and each --ro-bind source (read and execute, inherited),
+ *      added to each object's DACL (GetNamedSecurityInfoW, SetEntriesInAclW
+ *      GRANT_ACCESS, SetNamedSecurityInfoW).  Nothing else of the
+ *      invoker's is granted: an AppContainer reaches only what names its
+ *      SID or ALL APPLICATION PACKAGES (the system's read-only parts).
+ *      So the program itself must be readable by the container: one
+ *      under the system directories is; one elsewhere needs its
+ *      directory given as a --ro-bind source, or CreateProcessW fails
+ *      (ERROR_ACCESS_DENIED: 126).  Reaching the workdir through the
+ *      invoker-only base relies on the traverse privilege
+ *      (SeChangeNotifyPrivilege), which AppContainer tokens keep.
+ *   d. The payload is created with PROC_THREAD_ATTRIBUTE_SECURITY_
+ *      CAPABILITIES naming the SID and an empty capability list: no
+ *      internetClient, no privateNetwork, so no network at all (loopback
+ *      included: an AppContainer needs a loopback exemption, which is
+ *      never made).  Suspended and assigned to the job as on the job
+ *      backend.
+ *   e. On every exit path (appcontainer_undo, from job_win_end): each
+ *      grant revoked (REVOKE_ACCESS removes every ACE for the SID), then
+ *      the profile deleted (DeleteAppContainerProfile), the SID freed.
+ * None of this has run: the build host has only Wine, which lacks a.
  */
+typedef HRESULT (WINAPI *create_profile_fn)(PCWSTR, PCWSTR, PCWSTR,
+    PSID_AND_ATTRIBUTES, DWORD, PSID *);
+typedef HRESULT (WINAPI *delete_profile_fn)(PCWSTR);
+typedef HRESULT (WINAPI *derive_sid_fn)(PCWSTR, PSID *);
+
+/* Grants made, for revoking: at most one per --ro-bind plus the workdir. */
+#define AC_MAX_GRANTS (CORDON_MAX_BINDS + 1)
+
+struct appcontainer {
+	HMODULE userenv;
+	create_profile_fn create;
+	delete_profile_fn remove;
+	derive_sid_fn derive;
+	wchar_t name[64];          /* cordon.run.<run id> */
+	bool profile;              /* made: deleted at the end */
+	PSID sid;                  /* FreeSid at the end */
+	wchar_t *granted[AC_MAX_GRANTS];
+	size_t ngranted;
+};
+
 static bool
-appcontainer_resolve(struct job_win_res *res)
+appcontainer_resolve(struct appcontainer *ac, struct job_win_res *res)
 {
 	static const char *const fns[] = { "CreateAppContainerProfile",
-	    "DeriveAppContainerSidFromAppContainerName",
-	    "DeleteAppContainerProfile" };
-	HMODULE u = LoadLibraryExW(L"userenv.dll", NULL,
-	    LOAD_LIBRARY_SEARCH_SYSTEM32);
+	    "DeleteAppContainerProfile",
+	    "DeriveAppContainerSidFromAppContainerName" };
+	FARPROC got[3] = { NULL, NULL, NULL };
 	size_t i;
 
-	if (u == NULL) {
+	ac->userenv = LoadLibraryExW(L"userenv.dll", NULL,
+	    LOAD_LIBRARY_SEARCH_SYSTEM32);
+	if (ac->userenv == NULL) {
 		say(res, "--backend appcontainer: userenv.dll cannot be loaded "
 		    "(error %lu), so there is no AppContainer here",
 		    GetLastError());
 		return false;
 	}
 	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
-		if (GetProcAddress(u, fns[i]) == NULL) {
+		if ((got[i] = GetProcAddress(ac->userenv, fns[i])) == NULL) {
 			say(res, "--backend appcontainer: userenv.dll has no "
 			    "%s, so this system cannot create an AppContainer "
 			    "(Wine does not implement them; Windows 8 and "
 			    "later do)", fns[i]);
-			(void)FreeLibrary(u);
 			return false;
 		}
-	(void)FreeLibrary(u);
-	/*
-	 * The run itself (a profile per run, its SID granted the workdir
-	 * and each --ro-bind source, an empty capability list, started
-	 * through PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES inside the
-	 * job) is not built: nothing on this build host could test it.
-	 */
-	say(res, "--backend appcontainer: this system has AppContainers, but "
-	    "cordon's AppContainer run is not built yet (only the Job Object "
-	    "is); use --backend job");
-	return false;
+	/* The documented signatures (userenv.h), through void (*)(void). */
+	ac->create = (create_profile_fn)(void (*)(void))got[0];
+	ac->remove = (delete_profile_fn)(void (*)(void))got[1];
+	ac->derive = (derive_sid_fn)(void (*)(void))got[2];
+	return true;
+}
+
+/* b. This run's profile and its SID. */
+static bool
+appcontainer_profile(struct appcontainer *ac, const char *run_id,
+    struct job_win_res *res)
+{
+	HRESULT hr;
+
+	if (run_id == NULL || strlen(run_id) > 40 ||
+	    strspn(run_id, "0123456789abcdef") != strlen(run_id)) {
+		say(res, "--backend appcontainer: the run id is not hex");
+		return false;
+	}
+	(void)swprintf(ac->name, sizeof(ac->name) / sizeof(ac->name[0]),
+	    L"cordon.run.%hs", run_id);
+	/* One a dead helper left: the run id is this run's, never another's. */
+	(void)ac->remove(ac->name);
+	hr = ac->create(ac->name, L"cordon run", L"one cordon run's sandbox",
+	    NULL, 0, &ac->sid);
+	if (FAILED(hr)) {
+		say(res, "--backend appcontainer: CreateAppContainerProfile "
+		    "failed (HRESULT 0x%08lx)", (unsigned long)hr);
+		ac->sid = NULL;
+		return false;
+	}
+	ac->profile = true;
+	return true;
+}
+
+/*
+ * Adds (grant) or removes (revoke) the SID's ACE on path's DACL.  The
+ * object is named by its full path; inheritance carries the grant below
+ * a directory (and SetNamedSecurityInfoW walks the tree to apply it).
+ */
+static DWORD
+appcontainer_ace(const struct appcontainer *ac, const wchar_t *path,
+    ACCESS_MODE mode, DWORD rights)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	PACL old = NULL, acl = NULL;
+	EXPLICIT_ACCESSW ea;
+	DWORD e;
+
+	e = GetNamedSecurityInfoW(path, SE_FILE_OBJECT,
+	    DACL_SECURITY_INFORMATION, NULL, NULL, &old, NULL, &sd);
+	if (e != ERROR_SUCCESS)
+		return e;
+	memset(&ea, 0, sizeof(ea));
+	ea.grfAccessPermissions = rights;
+	ea.grfAccessMode = mode;
+	ea.grfInheritance = SUB_CONTAINERS_AND_OBJECTS_INHERIT;
+	ea.Trustee.TrusteeForm = TRUSTEE_IS_SID;
+	ea.Trustee.TrusteeType = TRUSTEE_IS_WELL_KNOWN_GROUP;
+	ea.Trustee.ptstrName = (LPWSTR)ac->sid;
+	e = SetEntriesInAclW(1, &ea, old, &acl);
+	if (e == ERROR_SUCCESS)
+		e = SetNamedSecurityInfoW((LPWSTR)(uintptr_t)path,
+		    SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, acl,
+		    NULL);
+	if (acl != NULL)
+		(void)LocalFree(acl);
+	(void)LocalFree(sd);
+	return e;
+}
+
+/* c. One grant, remembered for the revoke before it is made. */
+static bool
+appcontainer_grant(struct appcontainer *ac, const char *path, DWORD rights,
+    struct job_win_res *res)
+{
+	wchar_t *w = cordon_win_widen(path);
+	DWORD e;
+
+	if (w == NULL || ac->ngranted >= AC_MAX_GRANTS) {
+		say(res, "--backend appcontainer: cannot grant '%s'", path);
+		free(w);
+		return false;
+	}
+	ac->granted[ac->ngranted++] = w;
+	if ((e = appcontainer_ace(ac, w, GRANT_ACCESS, rights)) !=
+	    ERROR_SUCCESS) {
+		say(res, "--backend appcontainer: cannot grant the container "
+		    "'%s' (error %lu)", path, e);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * e. Every grant revoked, then the profile deleted.  A revoke that fails
+ * is said in res->err (the ACE names a SID no process will have once the
+ * profile is gone, but it is the invoker's to see).
+ */
+static void
+appcontainer_undo(struct appcontainer *ac, struct job_win_res *res)
+{
+	size_t i;
+	DWORD e;
+
+	for (i = 0; i < ac->ngranted; i++) {
+		if (ac->sid != NULL && (e = appcontainer_ace(ac, ac->granted[i],
+		    REVOKE_ACCESS, 0)) != ERROR_SUCCESS &&
+		    e != ERROR_FILE_NOT_FOUND && e != ERROR_PATH_NOT_FOUND)
+			(void)snprintf(res->err + strlen(res->err),
+			    sizeof(res->err) - strlen(res->err), "%sthe "
+			    "container's grant on a --ro-bind source could not "
+			    "be revoked (error %lu)", res->err[0] != '\0' ?
+			    "; " : "", e);
+		free(ac->granted[i]);
+		ac->granted[i] = NULL;
+	}
+	ac->ngranted = 0;
+	if (ac->profile)
+		(void)ac->remove(ac->name);
+	ac->profile = false;
+	if (ac->sid != NULL)
+		(void)FreeSid(ac->sid);
+	ac->sid = NULL;
+	if (ac->userenv != NULL)
+		(void)FreeLibrary(ac->userenv);
+	ac->userenv = NULL;
+}
+
+/*
+ * d. The attribute list naming the container with no capability, for
+ * CreateProcessW (EXTENDED_STARTUPINFO_PRESENT).
+ */
+static bool
+appcontainer_attrs(const struct appcontainer *ac, SECURITY_CAPABILITIES *sc,
+    STARTUPINFOEXW *si, struct job_win_res *res)
+{
+	SIZE_T n = 0;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->AppContainerSid = ac->sid;
+	sc->Capabilities = NULL;   /* none: no network, loopback included */
+	sc->CapabilityCount = 0;
+	(void)InitializeProcThreadAttributeList(NULL, 1, 0, &n);
+	if ((si->lpAttributeList = malloc(n)) == NULL ||
+	    !InitializeProcThreadAttributeList(si->lpAttributeList, 1, 0, &n)) {
+		free(si->lpAttributeList);
+		si->lpAttributeList = NULL;
+		say(res, "--backend appcontainer: cannot build the attribute "
+		    "list (error %lu)", GetLastError());
+		return false;
+	}
+	if (!UpdateProcThreadAttribute(si->lpAttributeList, 0,
+	    PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES, sc, sizeof(*sc), NULL,
+	    NULL)) {
+		say(res, "--backend appcontainer: cannot name the container "
+		    "(error %lu)", GetLastError());
+		return false;
+	}
+	return true;
 }
 
 /* --- the job -------------------------------------------------------------- */
@@ -441,10 +720,16 @@ drain(HANDLE port, struct job_win_res *res)
 	return cap;
 }
 
+/*
+ * Until the payload exits, a cap message, the wall deadline, or the
+ * caller's stop (the broker gone) says true.
+ */
 static void
-follow(HANDLE proc, HANDLE port, uint64_t wall_ns, struct job_win_res *res)
+follow(HANDLE proc, HANDLE port, const struct job_win_req *req,
+    struct job_win_res *res)
 {
 	ULONGLONG start = GetTickCount64();
+	uint64_t wall_ns = req->ask.wall_ns;
 	ULONGLONG wall_ms = wall_ns / 1000000 + (wall_ns % 1000000 != 0);
 	DWORD code = 0;
 
@@ -453,6 +738,10 @@ follow(HANDLE proc, HANDLE port, uint64_t wall_ns, struct job_win_res *res)
 
 		if (drain(port, res))
 			return;
+		if (req->stop != NULL && req->stop(req->stop_ctx)) {
+			res->stopped = true;
+			return;
+		}
 		if (wall_ns != 0) {
 			if (now - start >= wall_ms) {
 				job_events_add(&res->run.evs, JOB_EV_WALL);
@@ -539,23 +828,82 @@ full_path(const char *p, struct job_win_res *res)
 	return full;
 }
 
+/* One run's handles and paths, from job_win_create to job_win_end. */
+struct job_win {
+	const struct job_win_req *req;
+	wchar_t *dir, *cmd, *env;
+	HANDLE job, port;
+	PROCESS_INFORMATION pi;
+	bool made;        /* the workdir is this run's: removed at the end */
+	bool followed;    /* released and followed: the outcome is decided */
+	struct appcontainer ac;  /* --backend appcontainer: undone at the end */
+};
+
+/*
+ * 6 and 7 for every path: the job terminated and closed, the handles
+ * closed, the workdir removed; the outcome decided if the run was
+ * followed.  Frees w.
+ */
+void
+job_win_end(struct job_win *w, struct job_win_res *res)
+{
+	if (w == NULL)
+		return;
+	if (w->job != NULL) {
+		(void)TerminateJobObject(w->job, KILLED_CODE);
+		(void)CloseHandle(w->job);
+	}
+	/* Also outside the job (a failed assignment: never resumed). */
+	if (w->pi.hProcess != NULL)
+		(void)TerminateProcess(w->pi.hProcess, KILLED_CODE);
+	/* Bounded: a run never hangs on its own teardown. */
+	if (w->pi.hProcess != NULL) {
+		(void)WaitForSingleObject(w->pi.hProcess, REAP_MS);
+		(void)CloseHandle(w->pi.hProcess);
+	}
+	if (w->pi.hThread != NULL)
+		(void)CloseHandle(w->pi.hThread);
+	if (w->port != NULL)
+		(void)CloseHandle(w->port);
+	if (w->made) {
+		res->workdir_removed = cordon_win_rmtree(w->dir);
+		/* The workdir's own grant went with it (not found: ignored). */
+		if (!res->workdir_removed && w->followed)
+			say(res, "the workdir could not be removed");
+		else if (!res->workdir_removed)
+			(void)snprintf(res->err + strlen(res->err),
+			    sizeof(res->err) - strlen(res->err), "; and the "
+			    "workdir could not be removed");
+	}
+	/* Every process of the container is gone: its grants and profile. */
+	appcontainer_undo(&w->ac, res);
+	if (w->followed)
+		job_outcome_decide(&res->run.ap, &res->run.rb, &res->run.evs,
+		    &res->run.acct, &res->run.end, &res->run.out);
+	free(w->env);
+	free(w->cmd);
+	free(w->dir);
+	free(w);
+}
+
 int
-job_win_run(const struct job_win_req *req, struct job_win_res *res)
+job_win_create(const struct job_win_req *req, struct job_win_res *res,
+    struct job_win **out)
 {
 	struct job_limits lim;
-	wchar_t *dir = NULL, *cmd = NULL, *env = NULL;
-	HANDLE job = NULL, port = NULL;
-	STARTUPINFOW si;
-	PROCESS_INFORMATION pi = { NULL, NULL, 0, 0 };
+	struct job_win *w;
+	STARTUPINFOEXW si;
+	SECURITY_CAPABILITIES sc;
 	enum cordon_cap_id unmet = CORDON_CAP_NONE;
-	bool made = false;
-	int r = -1;
+	size_t i;
+	BOOL ok;
 
+	*out = NULL;
 	memset(res, 0, sizeof(*res));
 	res->run.out.outcome = CORDON_OUTCOME_SANDBOX_ERROR;
 	res->run.out.status = 125;
 	memset(&si, 0, sizeof(si));
-	si.cb = sizeof(si);
+	si.StartupInfo.cb = sizeof(si.StartupInfo);
 
 	/* 1. Refusals, before anything exists. */
 	if (req->argv == NULL || req->argv[0] == NULL) {
@@ -567,40 +915,68 @@ job_win_run(const struct job_win_req *req, struct job_win_res *res)
 		    "limit (32 bits)", (unsigned long long)req->ask.nproc);
 		return -1;
 	}
-	if (req->appcontainer && !appcontainer_resolve(res))
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		say(res, "out of memory");
 		return -1;
-	dir = full_path(req->workdir, res);
-	cmd = dir == NULL ? NULL : command_line(req->argv, res);
-	env = cmd == NULL ? NULL : env_block(dir + 4, res);
-	if (env == NULL)
-		goto out;
+	}
+	w->req = req;
+	if (req->appcontainer && !appcontainer_resolve(&w->ac, res))
+		goto fail;
+	w->dir = full_path(req->workdir, res);
+	w->cmd = w->dir == NULL ? NULL : command_line(req->argv, res);
+	w->env = w->cmd == NULL ? NULL : env_block(req->envp, w->dir + 4,
+	    res);
+	if (w->env == NULL)
+		goto fail;
 
 	/* 2. The workdir. */
-	if (!workdir_make(dir, res))
-		goto out;
-	made = true;
+	if (!workdir_make(w->dir, res))
+		goto fail;
+	w->made = res->workdir_made = true;
+	/* b, c: the container's profile, then its grants (the ACEs). */
+	if (req->appcontainer) {
+		if (!appcontainer_profile(&w->ac, req->run_id, res) ||
+		    !appcontainer_grant(&w->ac, req->workdir, GENERIC_ALL, res))
+			goto fail;
+		for (i = 0; i < req->nro; i++)
+			if (!appcontainer_grant(&w->ac, req->ro[i],
+			    GENERIC_READ | GENERIC_EXECUTE, res))
+				goto fail;
+	}
 
 	/* 3. The job, its limits read back, and what they decide. */
-	job = CreateJobObjectW(NULL, NULL);
-	port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
-	if (job == NULL || port == NULL) {
+	w->job = CreateJobObjectW(NULL, NULL);
+	w->port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
+	if (w->job == NULL || w->port == NULL) {
 		say(res, "cannot create the job (error %lu)", GetLastError());
-		goto out;
+		goto fail;
 	}
-	if (!job_setup(job, port, &lim, res))
-		goto out;
+	if (!job_setup(w->job, w->port, &lim, res))
+		goto fail;
 	job_applied_decide(&req->ask, &res->run.rb, &res->run.ap);
+	if (req->appcontainer)
+		job_applied_appcontainer(&res->run.ap);
 	unmet = job_require_unmet(&res->run.ap, req->require);
 	if (unmet != CORDON_CAP_NONE) {
 		say(res, "--require %s: not applied: %s",
 		    cordon_cap_name(unmet), res->run.ap.why[unmet]);
-		goto out;
+		goto fail;
 	}
 
-	/* 4. Suspended, assigned, resumed. */
-	if (!CreateProcessW(NULL, cmd, NULL, NULL, TRUE,
-	    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT, env, dir + 4, &si,
-	    &pi)) {
+	/* d: the container, named with no capability. */
+	if (req->appcontainer && !appcontainer_attrs(&w->ac, &sc, &si, res))
+		goto fail;
+	/* 4. Suspended and assigned; resumed only by job_win_release. */
+	ok = CreateProcessW(NULL, w->cmd, NULL, NULL, TRUE,
+	    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT |
+	    (si.lpAttributeList != NULL ? EXTENDED_STARTUPINFO_PRESENT : 0),
+	    w->env, w->dir + 4, &si.StartupInfo, &w->pi);
+	if (si.lpAttributeList != NULL) {
+		DeleteProcThreadAttributeList(si.lpAttributeList);
+		free(si.lpAttributeList);
+		si.lpAttributeList = NULL;
+	}
+	if (!ok) {
 		DWORD e = GetLastError();
 
 		res->run.out.status = spawn_status(e);
@@ -608,55 +984,95 @@ job_win_run(const struct job_win_req *req, struct job_win_res *res)
 		    res->run.out.status == 127 ? "not found" :
 		    res->run.out.status == 126 ? "not executable" :
 		    "CreateProcess failed", e);
-		pi.hProcess = pi.hThread = NULL;
-		goto out;
+		memset(&w->pi, 0, sizeof(w->pi));
+		goto fail;
 	}
-	if (!AssignProcessToJobObject(job, pi.hProcess)) {
+	if (!AssignProcessToJobObject(w->job, w->pi.hProcess)) {
 		say(res, "cannot put the payload in the job (error %lu); it "
 		    "was never resumed", GetLastError());
-		(void)TerminateProcess(pi.hProcess, KILLED_CODE);
-		goto out;
+		goto fail;
 	}
-	if (ResumeThread(pi.hThread) == (DWORD)-1) {
+	res->pid = w->pi.dwProcessId;
+	*out = w;
+	return 0;
+fail:
+	if (si.lpAttributeList != NULL) {
+		DeleteProcThreadAttributeList(si.lpAttributeList);
+		free(si.lpAttributeList);
+	}
+	job_win_end(w, res);
+	return -1;
+}
+
+int
+job_win_release(struct job_win *w, struct job_win_res *res)
+{
+	if (ResumeThread(w->pi.hThread) == (DWORD)-1) {
 		say(res, "cannot resume the payload (error %lu)",
 		    GetLastError());
-		goto out;
+		return -1;
 	}
 	res->run.end.started = true;
+	return 0;
+}
 
-	/* 5. Follow; 6. account, then end every process in the job. */
-	follow(pi.hProcess, port, req->ask.wall_ns, res);
-	account(job, res);
-	r = 0;
-out:
-	if (job != NULL) {
-		(void)TerminateJobObject(job, KILLED_CODE);
+void
+job_win_follow(struct job_win *w, struct job_win_res *res)
+{
+	/* 5. Follow; 6. account (job_win_end ends every process in it). */
+	follow(w->pi.hProcess, w->port, w->req, res);
+	account(w->job, res);
+	w->followed = true;
+}
+
+int
+job_win_probe(const struct job_ask *ask, bool appcontainer,
+    struct job_win_res *res)
+{
+	struct appcontainer ac;
+	struct job_limits lim;
+	HANDLE job = NULL, port = NULL;
+	bool ok = false;
+
+	memset(res, 0, sizeof(*res));
+	memset(&ac, 0, sizeof(ac));
+	ok = !appcontainer || appcontainer_resolve(&ac, res);
+	appcontainer_undo(&ac, res); /* nothing made: the library freed */
+	if (!ok)
+		return -1;
+	if (job_limits_for(ask, &lim) != 0) {
+		say(res, "the probe's limits do not fit a job");
+		return -1;
+	}
+	job = CreateJobObjectW(NULL, NULL);
+	port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
+	if (job == NULL || port == NULL)
+		say(res, "cannot create a job (error %lu)", GetLastError());
+	else if ((ok = job_setup(job, port, &lim, res))) {
+		job_applied_decide(ask, &res->run.rb, &res->run.ap);
+		if (appcontainer)
+			job_applied_appcontainer(&res->run.ap);
+	}
+	/* Empty: closing it ends nothing. */
+	if (job != NULL)
 		(void)CloseHandle(job);
-	}
-	/* Bounded: a run never hangs on its own teardown. */
-	if (pi.hProcess != NULL) {
-		(void)WaitForSingleObject(pi.hProcess, REAP_MS);
-		(void)CloseHandle(pi.hProcess);
-	}
-	if (pi.hThread != NULL)
-		(void)CloseHandle(pi.hThread);
 	if (port != NULL)
 		(void)CloseHandle(port);
-	/* 7. The workdir, on every path that made it. */
-	if (made) {
-		res->workdir_removed = cordon_win_rmtree(dir);
-		if (!res->workdir_removed && r == 0)
-			say(res, "the workdir could not be removed");
-		else if (!res->workdir_removed)
-			(void)snprintf(res->err + strlen(res->err),
-			    sizeof(res->err) - strlen(res->err), "; and the "
-			    "workdir could not be removed");
+	return ok ? 0 : -1;
+}
+
+int
+job_win_run(const struct job_win_req *req, struct job_win_res *res)
+{
+	struct job_win *w = NULL;
+	int r = -1;
+
+	if (job_win_create(req, res, &w) < 0)
+		return -1;
+	if (job_win_release(w, res) == 0) {
+		job_win_follow(w, res);
+		r = 0;
 	}
-	if (r == 0)
-		job_outcome_decide(&res->run.ap, &res->run.rb, &res->run.evs,
-		    &res->run.acct, &res->run.end, &res->run.out);
-	free(env);
-	free(cmd);
-	free(dir);
+	job_win_end(w, res);
 	return r;
 }

@@ -31,6 +31,12 @@ backend_decide(enum cordon_backend_id want, bool ns_ok, const char *nserr,
     int landlock_abi, enum cordon_backend_id *pick, char *reason,
     size_t reasonsz)
 {
+	/* The other systems' backends: never here, never a degrade. */
+	if (want >= CORDON_BACKEND_JOB) {
+		(void)fmt(reason, reasonsz, "it runs only on %s",
+		    want == CORDON_BACKEND_SEATBELT ? "macOS" : "Windows");
+		return -1;
+	}
 	/* Asked for by name: that backend or nothing (fail closed). */
 	if (want == CORDON_BACKEND_LINUX_NS && !ns_ok) {
 		(void)fmt(reason, reasonsz, "%s", nserr);

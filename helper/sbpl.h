@@ -15,10 +15,12 @@
 #ifndef CORDON_SBPL_H
 #define CORDON_SBPL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cordon_ids.h"
 #include "sbpl_names.h"
 
 /*
@@ -75,6 +77,18 @@ extern const char *const sbpl_modifier_names[SBPL_MODIFIER_N_];
 extern const char *const sbpl_home_secrets[];
 extern const size_t sbpl_home_secrets_n;
 
+/*
+ * seatbelt_decide.c: the backend a macOS run gets from what it asked
+ * for and the probe (ok, or why not), with the reason; -1 with the
+ * reason when it gets none (seatbelt asked for and not applying, or
+ * another system's backend).  And the caps each applies (a bit per
+ * enum cordon_cap_id).  Plain C, tested on Linux.
+ */
+int seatbelt_decide(enum cordon_backend_id want, bool probe_ok,
+    const char *probe_why, enum cordon_backend_id *pick, char *reason,
+    size_t reasonsz);
+uint32_t seatbelt_applied(enum cordon_backend_id b, bool network);
+
 #ifdef __APPLE__
 /*
  * seatbelt_macos.c: the macOS side (compiled only there, cross-built
@@ -100,6 +114,25 @@ int seatbelt_probe(char *why, size_t whysz);
 int seatbelt_run(const struct request *req, const struct sbpl_profile *p,
     const char *workdir, struct monitor_result *res, char *err,
     size_t errsz);
+/*
+ * The same in steps, for the helper (main_macos.c), which reports
+ * between them.  start: the profile tried, the child forked and held at
+ * the barrier before its exec, with the rlimits set (p NULL: the floor,
+ * the command run without sandbox-exec).  release: GO (-1: sandbox-exec
+ * could not be run).  follow: the monitor until the tree ends, a cap,
+ * something on stop_fd (the broker gone: res->broker_gone) or a signal
+ * number in *signalled (interrupted); the tree killed and reaped.  abandon: a held (or released) child killed and
+ * reaped instead.
+ */
+struct spawn;
+int seatbelt_start(const struct request *req, const struct sbpl_profile *p,
+    const char *workdir, struct spawn *sp, char *err, size_t errsz);
+int seatbelt_release(struct spawn *sp, bool sandboxed, char *err,
+    size_t errsz);
+void seatbelt_follow(const struct request *req, struct spawn *sp,
+    bool sandboxed, uint64_t start, int stop_fd,
+    const volatile sig_atomic_t *signalled, struct monitor_result *res);
+void seatbelt_abandon(struct spawn *sp);
 #endif
 
 #endif

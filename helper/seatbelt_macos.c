@@ -41,6 +41,8 @@
 
 #include <libproc.h>
 #include <mach/mach_time.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/proc_info.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -192,17 +194,29 @@ over_cap(const struct request *req, struct tree_sample *s, uint64_t wall,
 	return true;
 }
 
-/* In the child: the rlimits, the workdir, then sandbox-exec. */
+/*
+ * In the child: the rlimits, the workdir, held at the barrier until the
+ * broker's GO (spawn.c), then sandbox-exec - or, with argv NULL (the
+ * floor), the command itself, found on its own environment's PATH.
+ */
 static NORETURN void
 child(const struct request *req, const char *workdir, char *const *argv,
     int errfd)
 {
+	extern char **environ;
+
 	spawn_child_prepare(errfd);
 	if (chdir(workdir) < 0)
 		spawn_fail(3, SPAWN_CHDIR);
 	if (spawn_rlimits(req) < 0)
 		spawn_fail(3, SPAWN_RLIMIT);
-	execve(SANDBOX_EXEC, argv, req->envp);
+	spawn_barrier(3);
+	if (argv != NULL)
+		execve(SANDBOX_EXEC, argv, req->envp);
+	else {
+		environ = req->envp;
+		execvp(req->argv[0], req->argv);
+	}
 	spawn_fail(3, SPAWN_EXEC);
 }
 
@@ -340,55 +354,93 @@ reaped_cpu_ns(void)
 }
 
 int
-seatbelt_run(const struct request *req, const struct sbpl_profile *p,
-    const char *workdir, struct monitor_result *res, char *err,
-    size_t errsz)
+seatbelt_start(const struct request *req, const struct sbpl_profile *p,
+    const char *workdir, struct spawn *sp, char *err, size_t errsz)
+{
+	char **argv = NULL;
+	int pfd[2], r;
+
+	*sp = (struct spawn){ .pid = -1, .pidfd = -1, .status_fd = -1,
+		.gate_fd = -1, .egress_fd = -1 };
+	if (spawn_check_limits(req, err, errsz) < 0 ||
+	    (p != NULL && try_profile(p, err, errsz) < 0))
+		return -1;
+	if (p != NULL && (argv = exec_argv(p, req->argv, req->argc)) == NULL)
+		return ERR("sandbox-exec's arguments: %s", strerror(ENOMEM));
+	/*
+	 * Both ways for the barrier, like floor.c's (no SOCK_SEQPACKET for
+	 * unix sockets on macOS: a stream, whose reports are 8 bytes).
+	 */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, pfd) < 0 ||
+	    fcntl(pfd[0], F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(pfd[1], F_SETFD, FD_CLOEXEC) < 0) {
+		free_argv(argv, p != NULL ? p->nparams : 0);
+		return ERR("socketpair: %s", strerror(errno));
+	}
+	sp->pid = fork();
+	if (sp->pid == 0) {
+		close(pfd[0]);
+		child(req, workdir, argv, pfd[1]);
+	}
+	free_argv(argv, p != NULL ? p->nparams : 0);
+	close(pfd[1]);
+	if (sp->pid < 0) {
+		r = ERR("fork: %s", strerror(errno));
+		close(pfd[0]);
+		return r;
+	}
+	/* Held before its exec: spawn_release() lets it go on GO. */
+	if (spawn_wait_ready(pfd[0], err, errsz) < 0) {
+		close(pfd[0]);
+		(void)kill(sp->pid, SIGKILL);
+		(void)waitpid(sp->pid, NULL, 0);
+		sp->pid = -1;
+		return -1;
+	}
+	sp->gate_fd = pfd[0];
+	return 0;
+}
+
+void
+seatbelt_abandon(struct spawn *sp)
+{
+	if (sp->gate_fd >= 0)
+		close(sp->gate_fd);
+	sp->gate_fd = -1;
+	if (sp->pid > 0) {
+		(void)kill(-sp->pid, SIGKILL);
+		(void)kill(sp->pid, SIGKILL);
+		while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	sp->pid = -1;
+}
+
+/* Something to read on stop_fd (the broker's message or its EOF). */
+static bool
+stop_ready(int stop_fd)
+{
+	struct pollfd pfd = { stop_fd, POLLIN, 0 };
+
+	return stop_fd >= 0 && poll(&pfd, 1, 0) > 0;
+}
+
+void
+seatbelt_follow(const struct request *req, struct spawn *sp, bool sandboxed,
+    uint64_t start, int stop_fd, const volatile sig_atomic_t *signalled,
+    struct monitor_result *res)
 {
 	static struct tree t;
 	struct tree_sample s;
-	struct spawn sp = { .pid = -1, .pidfd = -1, .status_fd = -1 };
 	struct timespec tick = { 0, (long)TICK_NS };
-	char **argv;
-	uint64_t start, wall, reaped;
-	int pipefd[2], status = 0, r;
+	uint64_t wall, reaped;
+	int status = 0;
 
 	memset(res, 0, sizeof(*res));
 	memset(&t, 0, sizeof(t));
-	if (spawn_check_limits(req, err, errsz) < 0 ||
-	    try_profile(p, err, errsz) < 0)
-		return -1;
-	argv = exec_argv(p, req->argv, req->argc);
-	if (argv == NULL)
-		return ERR("sandbox-exec's arguments: %s", strerror(ENOMEM));
-	if (pipe(pipefd) < 0) {
-		free_argv(argv, p->nparams);
-		return ERR("pipe: %s", strerror(errno));
-	}
-	start = now_ns();
-	sp.pid = fork();
-	if (sp.pid == 0) {
-		close(pipefd[0]);
-		child(req, workdir, argv, pipefd[1]);
-	}
-	free_argv(argv, p->nparams);
-	close(pipefd[1]);
-	if (sp.pid < 0) {
-		close(pipefd[0]);
-		return ERR("fork: %s", strerror(errno));
-	}
-	r = spawn_wait_exec(pipefd[0], &sp, err, errsz);
-	close(pipefd[0]);
-	if (r < 0 || sp.exec_errno != 0) {
-		/* sandbox-exec itself could not be run: not the payload's. */
-		if (r == 0)
-			(void)ERR("%s: %s", SANDBOX_EXEC,
-			    strerror(sp.exec_errno));
-		(void)waitpid(sp.pid, NULL, 0);
-		return -1;
-	}
 	res->outcome = CORDON_OUTCOME_EXITED;
-	while (!ended(sp.pid)) {
-		sample(&t, sp.pid, &s);
+	while (!ended(sp->pid)) {
+		sample(&t, sp->pid, &s);
 		wall = now_ns() - start;
 		if (s.mem_bytes > res->max_mem)
 			res->max_mem = s.mem_bytes;
@@ -402,12 +454,29 @@ seatbelt_run(const struct request *req, const struct sbpl_profile *p,
 			    "more than %d processes to follow", MAX_SEEN);
 			break;
 		}
+		/* Told to stop (the broker's cancel): interrupted. */
+		if (signalled != NULL && *signalled != 0) {
+			res->outcome = CORDON_OUTCOME_SIGNALED;
+			res->signal = (int)*signalled;
+			(void)cordon_errf(res->error, sizeof(res->error),
+			    "interrupted by signal %d", res->signal);
+			break;
+		}
+		/* Nothing is expected from the broker now: anything ends it. */
+		if (stop_ready(stop_fd)) {
+			res->broker_gone = true;
+			res->outcome = CORDON_OUTCOME_SANDBOX_ERROR;
+			(void)cordon_errf(res->error, sizeof(res->error),
+			    "the broker went away");
+			break;
+		}
 		(void)nanosleep(&tick, NULL);
 	}
 	/* Before the payload is reaped: its pid names the group till then. */
-	kill_tree(&t, sp.pid);
-	while (waitpid(sp.pid, &status, 0) < 0 && errno == EINTR)
+	kill_tree(&t, sp->pid);
+	while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 		;
+	sp->pid = -1;
 	res->wall_ns = now_ns() - start;
 	reaped = reaped_cpu_ns();
 	if (reaped > res->cpu_ns)
@@ -415,11 +484,54 @@ seatbelt_run(const struct request *req, const struct sbpl_profile *p,
 	if (res->outcome == CORDON_OUTCOME_EXITED && WIFSIGNALED(status)) {
 		res->outcome = CORDON_OUTCOME_SIGNALED;
 		res->signal = WTERMSIG(status);
+		res->exit_code = -1;
 	} else if (res->outcome == CORDON_OUTCOME_EXITED) {
 		res->exit_code = WEXITSTATUS(status);
+		/* The floor's command not found: 127, said as on Linux. */
+		if (!sandboxed && sp->exec_errno != 0)
+			(void)cordon_errf(res->error, sizeof(res->error),
+			    "cannot run '%s': %s", req->argv[0],
+			    strerror(sp->exec_errno));
+	} else if (res->outcome == CORDON_OUTCOME_SIGNALED) {
+		res->exit_code = -1; /* interrupted: the tree was killed */
 	}
-	/* As on Linux: the final figures, and SIGXCPU as the CPU cap. */
-	cap_final(req, res);
+	/*
+	 * As on Linux: the final figures, and SIGXCPU as the CPU cap - not
+	 * for a run told to stop or left by the broker, which ends as that
+	 * whatever it used.
+	 */
+	if (!res->broker_gone && (signalled == NULL || *signalled == 0))
+		cap_final(req, res);
+}
+
+int
+seatbelt_release(struct spawn *sp, bool sandboxed, char *err, size_t errsz)
+{
+	if (spawn_release(sp, err, errsz) < 0)
+		return -1;
+	/* sandbox-exec itself could not be run: not the payload's. */
+	if (sandboxed && sp->exec_errno != 0)
+		return ERR("%s: %s", SANDBOX_EXEC, strerror(sp->exec_errno));
+	return 0;
+}
+
+int
+seatbelt_run(const struct request *req, const struct sbpl_profile *p,
+    const char *workdir, struct monitor_result *res, char *err,
+    size_t errsz)
+{
+	struct spawn sp;
+	uint64_t start;
+
+	memset(res, 0, sizeof(*res));
+	if (seatbelt_start(req, p, workdir, &sp, err, errsz) < 0)
+		return -1;
+	start = now_ns();
+	if (seatbelt_release(&sp, p != NULL, err, errsz) < 0) {
+		seatbelt_abandon(&sp);
+		return -1;
+	}
+	seatbelt_follow(req, &sp, p != NULL, start, -1, NULL, res);
 	return 0;
 }
 

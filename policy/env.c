@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "env.h"
+#include "types.h"
 
 /* Exact names that pass.  HOME and TMPDIR are set by the helper. */
 static const char *const allowed[] = {
@@ -47,10 +48,11 @@ cordon_env_allowed(const char *entry)
 	if (n == 0 || cordon_env_is_proxy(entry))
 		return false;
 	/* The locale categories: LC_ALL, LC_CTYPE, ... */
-	if (n > 3 && strncmp(entry, "LC_", 3) == 0)
+	if (n > 3 && cordon_env_name_eq(entry, "LC_", 3))
 		return true;
 	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if (strlen(allowed[i]) == n && strncmp(entry, allowed[i], n) == 0)
+		if (strlen(allowed[i]) == n &&
+		    cordon_env_name_eq(entry, allowed[i], n))
 			return true;
 	return false;
 }
@@ -68,8 +70,8 @@ cordon_env_settable(const char *entry)
 		    (entry[i] >= 'A' && entry[i] <= 'Z') ||
 		    (entry[i] >= '0' && entry[i] <= '9') || entry[i] == '_'))
 			return false;
-	return !((n == 4 && strncmp(entry, "HOME", 4) == 0) ||
-	    (n == 6 && strncmp(entry, "TMPDIR", 6) == 0));
+	return !((n == 4 && cordon_env_name_eq(entry, "HOME", 4)) ||
+	    (n == 6 && cordon_env_name_eq(entry, "TMPDIR", 6)));
 }
 
 size_t
@@ -78,7 +80,7 @@ cordon_env_find(char *const *list, size_t n, const char *entry)
 	size_t klen = keylen(entry), i;
 
 	for (i = 0; i < n; i++)
-		if (strncmp(list[i], entry, klen) == 0 &&
+		if (cordon_env_name_eq(list[i], entry, klen) &&
 		    (list[i][klen] == '=' || list[i][klen] == '\0'))
 			return i;
 	return n;

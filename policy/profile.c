@@ -113,7 +113,8 @@ profile_key(struct ctx *c, const struct key *k, const char *v)
 	case V_BACKEND:
 		if ((b = cordon_backend_from_name(v)) < 0)
 			return fail(c, "backend: unknown backend '%s' (auto, "
-			    "linux-ns, landlock, floor)", v);
+			    "linux-ns, landlock, floor, job, appcontainer, "
+			    "seatbelt)", v);
 		pf->backend = b;
 		return 0;
 	case V_REQUIRE:

@@ -142,6 +142,47 @@ START_TEST(never_applied_on_job)
 }
 END_TEST
 
+/*
+ * An AppContainer adds network and filesystem to what the job read back
+ * (and nothing the read-back did not show: under Wine's zeros, CPU and
+ * memory stay not applied); scoping, open files, output and disk stay
+ * not applied, each with its reason.
+ */
+START_TEST(appcontainer_adds_network_and_filesystem)
+{
+	static const enum cordon_cap_id still_not[] = { CORDON_CAP_NOFILE,
+	    CORDON_CAP_SCOPING, CORDON_CAP_OUTPUT, CORDON_CAP_DISK };
+	struct job_readback rb = rb_windows();
+	struct job_applied ap;
+	size_t i;
+
+	job_applied_decide(&ask_all, &rb, &ap);
+	job_applied_appcontainer(&ap);
+	ck_assert(has(&ap, CORDON_CAP_NETWORK));
+	ck_assert(has(&ap, CORDON_CAP_FILESYSTEM));
+	ck_assert_ptr_null(ap.why[CORDON_CAP_NETWORK]);
+	ck_assert_ptr_null(ap.why[CORDON_CAP_FILESYSTEM]);
+	ck_assert(has(&ap, CORDON_CAP_CPU));
+	for (i = 0; i < sizeof(still_not) / sizeof(still_not[0]); i++) {
+		ck_assert_msg(!has(&ap, still_not[i]), "cap %d applied",
+		    (int)still_not[i]);
+		ck_assert_ptr_nonnull(ap.why[still_not[i]]);
+	}
+	ck_assert_int_eq(job_require_unmet(&ap, 1U << CORDON_CAP_NETWORK),
+	    CORDON_CAP_NONE);
+	ck_assert_int_eq(job_require_unmet(&ap, 1U << CORDON_CAP_SCOPING),
+	    CORDON_CAP_SCOPING);
+
+	memset(&rb, 0, sizeof(rb));
+	rb.queried = true;
+	job_applied_decide(&ask_all, &rb, &ap);
+	job_applied_appcontainer(&ap);
+	ck_assert(!has(&ap, CORDON_CAP_CPU));
+	ck_assert(!has(&ap, CORDON_CAP_MEMORY));
+	ck_assert_str_eq(ap.why[CORDON_CAP_MEMORY], JOB_WHY_NO_READBACK);
+}
+END_TEST
+
 START_TEST(wine_zero_readback_not_applied)
 {
 	struct job_readback rb = rb_wine();
@@ -608,6 +649,7 @@ job_suite(void)
 	t = tcase_create("applied");
 	tcase_add_test(t, applied_when_read_back);
 	tcase_add_test(t, never_applied_on_job);
+	tcase_add_test(t, appcontainer_adds_network_and_filesystem);
 	tcase_add_test(t, wine_zero_readback_not_applied);
 	tcase_add_test(t, zero_value_with_flag_not_applied);
 	tcase_add_test(t, query_failed_not_applied);

@@ -290,7 +290,8 @@ END_TEST
 START_TEST(t_backend_names)
 {
 	static const char *const want[CORDON_BACKEND_MAX_] = {
-		"auto", "linux-ns", "landlock", "floor",
+		"auto", "linux-ns", "landlock", "floor", "job", "appcontainer",
+		"seatbelt",
 	};
 	int i;
 

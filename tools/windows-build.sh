@@ -7,8 +7,9 @@
 # windows-build stage; prints one PASS or FAIL line per step.
 #
 # What builds (Makefile.am, PLAT_WIN): libcordon, static (libcordon.a:
-# the broker, the policy parser, common/), and cordon.exe, linked whole
-# so it needs only Windows' own DLLs.  Left out, and refused by name
+# the broker, the policy parser, common/), cordon.exe and
+# cordon-helper.exe, both linked whole so they need only Windows' own
+# DLLs.  Left out, and refused by name
 # where asked for: the egress allow-list, --copy-in/--copy-out and
 # `cordon gc` (broker/absent.c; README.md, "Windows").
 set -u
@@ -42,7 +43,7 @@ fi
 if ! make -j2 >"$out/make.log" 2>&1; then
 	fail "make" "$out/make.log"
 fi
-for f in cordon.exe .libs/libcordon.a; do
+for f in cordon.exe cordon-helper.exe .libs/libcordon.a; do
 	if [ -f "$f" ]; then
 		echo "PASS: windows build: $f, warnings as errors ($(wc -c <"$f") bytes)"
 	else
@@ -50,9 +51,11 @@ for f in cordon.exe .libs/libcordon.a; do
 	fi
 done
 # Nothing but Windows' own DLLs: no libwinpthread or libgcc to ship.
-dlls=$(x86_64-w64-mingw32-objdump -p cordon.exe | sed -n 's/^.*DLL Name: //p' |
-    tr '\n' ' ')
-case $(echo "$dlls" | tr 'A-Z' 'a-z') in
-*winpthread*|*libgcc*|*sqlite*) fail "cordon.exe needs $dlls" /dev/null ;;
-esac
-echo "PASS: windows build: cordon.exe imports only $dlls"
+for f in cordon.exe cordon-helper.exe; do
+	dlls=$(x86_64-w64-mingw32-objdump -p "$f" |
+	    sed -n 's/^.*DLL Name: //p' | tr '\n' ' ')
+	case $(echo "$dlls" | tr 'A-Z' 'a-z') in
+	*winpthread*|*libgcc*|*libssp*|*sqlite*) fail "$f needs $dlls" /dev/null ;;
+	esac
+	echo "PASS: windows build: $f imports only $dlls"
+done

@@ -67,7 +67,7 @@ send_request(int sock, uint32_t argc)
 	m.type = CORDON_MSG_REQUEST;
 	cordon_limits_default(&m.u.request.limits);
 	m.u.request.run_id = "0123456789abcdef0123456789abcdef";
-	m.u.request.workdir_base = "/c/runs";
+	m.u.request.workdir_base = "C:\\runs";
 	m.u.request.argc = argc;
 	return cordon_chan_send(sock, &m);
 }

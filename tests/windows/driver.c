@@ -120,6 +120,7 @@ wmain(int argc, wchar_t **wargv)
 	struct job_win_req req;
 	struct job_win_res res;
 	char **argv = utf8_argv(argc, wargv);
+	char run_id[32];
 	int i = 1;
 
 	if (argv == NULL)
@@ -159,6 +160,11 @@ wmain(int argc, wchar_t **wargv)
 		return usage("a workdir and a command are needed", NULL);
 	req.workdir = argv[i];
 	req.argv = argv + i + 1;
+	/* --backend appcontainer names its profile after the run id. */
+	(void)snprintf(run_id, sizeof(run_id), "%08lx%016llx",
+	    (unsigned long)GetCurrentProcessId(),
+	    (unsigned long long)GetTickCount64());
+	req.run_id = run_id;
 	if (job_win_run(&req, &res) != 0) {
 		fprintf(stderr, "driver: nothing was run: %s\n", res.err);
 		return res.run.out.status;

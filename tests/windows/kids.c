@@ -19,6 +19,9 @@
  *   kids.exe alive PID          1 if process PID is alive, 0 if not
  *   kids.exe kill PID           terminates PID (the negative control)
  *   kids.exe getenv NAME        prints NAME's value; 1 if it is unset
+ *   kids.exe pipes V,V...       1 if a handle of one of these decimal
+ *                               values is open here and is a pipe (not
+ *                               one of our stdio), else 0
  *   kids.exe args ARG...        prints the arguments as [a][b]...
  */
 #include <windows.h>
@@ -193,6 +196,27 @@ wmain(int argc, wchar_t **argv)
 		    (DWORD)_wtoi(a));
 
 		return h != NULL && TerminateProcess(h, 9) ? 0 : 1;
+	}
+	if (wcscmp(m, L"pipes") == 0) {
+		const wchar_t *v = a;
+
+		for (; *v != L'\0'; v += *v == L',') {
+			HANDLE h = (HANDLE)(uintptr_t)wcstoull(v, (wchar_t **)&v,
+			    10);
+			DWORD flags = 0;
+
+			if (h != GetStdHandle(STD_INPUT_HANDLE) &&
+			    h != GetStdHandle(STD_OUTPUT_HANDLE) &&
+			    h != GetStdHandle(STD_ERROR_HANDLE) &&
+			    GetHandleInformation(h, &flags) &&
+			    GetFileType(h) == FILE_TYPE_PIPE) {
+				wprintf(L"pipe %p is open here\n", h);
+				return 1;
+			}
+			if (*v != L',' && *v != L'\0')
+				return 64;
+		}
+		return 0;
 	}
 	if (wcscmp(m, L"getenv") == 0) {
 		const wchar_t *v = _wgetenv(a);

@@ -5,6 +5,8 @@
 # and the shared sources it reuses), kids.exe (the payload), and chan.exe
 # (the broker's platform layer, broker/plat_win.c, and the framed
 # channel, common/frame.c) with echo.exe as its helper, with
+# mingw-w64, and cordon-helper.exe (helper/main_win.c) with runner.exe
+# (the broker's side of its channel: tests/windows/runner.c) with
 # mingw-w64, then drives them under Wine in a throw-away WINEPREFIX under
 # the build directory, WINEDEBUG=-all.  Checks: exit codes pass through;
 # a grandchild is dead after the run; the wall cap ends a sleeper as cap
@@ -57,12 +59,13 @@ t0=$(date +%s)
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -o "$out/driver.exe" "$src/tests/windows/driver.c" \
     "$src/helper/job_win.c" "$src/helper/job.c" "$src/policy/env.c" \
+    "$src/common/host_win.c" \
     "$src/common/parse.c" "$src/common/ids.c" "$src/common/winutil.c" || exit 99
 # The broker's platform layer (broker/plat_win.c) and the byte-stream
 # channel (common/frame.c), with echo.exe standing in for the helper.
 chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
     $src/common/wire_broker.c $src/common/buf.c $src/common/types.c
-    $src/common/ids.c $src/common/winutil.c
+    $src/common/host_win.c $src/common/ids.c $src/common/winutil.c
     $src/policy/policy_win.c $src/policy/policy.c $src/common/parse.c
     $src/common/compat.c"
 # shellcheck disable=SC2086
@@ -75,6 +78,20 @@ chansrc="$src/common/frame.c $src/common/wire.c $src/common/wire_helper.c
     -lbcrypt || exit 99
 # shellcheck disable=SC2086
 "$MINGW_CC" $wflags -o "$out/kids.exe" "$src/tests/windows/kids.c" || exit 99
+# cordon-helper.exe (helper/main_win.c; Makefile.am's PLAT_WIN list) and
+# runner.exe, the broker's side of its channel (broker/plat_win.c).
+# shellcheck disable=SC2086
+"$MINGW_CC" $wflags -o "$out/cordon-helper.exe" "$src/helper/main_win.c" \
+    "$src/helper/die.c" "$src/helper/intake.c" "$src/helper/job_win.c" \
+    "$src/helper/job.c" \
+    "$src/common/buf.c" "$src/common/wire.c" "$src/common/wire_helper.c" \
+    "$src/common/frame.c" "$src/common/types.c" "$src/common/host_win.c" \
+    "$src/common/ids.c" "$src/common/winutil.c" "$src/policy/env.c" ||
+    exit 99
+# shellcheck disable=SC2086
+"$MINGW_CC" $(echo "$wflags" | sed 's/ -municode//') -I"$src/broker" \
+    -o "$out/runner.exe" "$src/tests/windows/runner.c" \
+    "$src/broker/plat_win.c" $chansrc -lbcrypt || exit 99
 echo "# cross-built in $(( $(date +%s) - t0 )) s: driver.exe $(wc -c <"$out/driver.exe") bytes"
 
 # winpath PATH: the Windows name of a Linux path (Wine's Z: is /).
@@ -123,6 +140,32 @@ done <"$tmp/chan.checks"
 [ "$chanrc" -eq 0 ] && [ "$(wc -l <"$tmp/chan.checks")" -eq 38 ] &&
     tr -d '\r' <"$tmp/chan.out" | grep -qx 'echo: stdout'
 result "channel: chan.exe ran all 38 checks, the helper's stdout passed through (exit $chanrc)" $?
+
+# --- cordon-helper.exe through the broker's channel (runner.exe) -------------
+# The workdir base is Wine's Z: name of a Linux directory: "X:\..." is
+# the only form the Windows wire takes (common/host_win.c).
+mkdir -p "$tmp/hbase" "$tmp/hscratch" || exit 99
+"$wine" "$out/runner.exe" "$(winpath "$out/cordon-helper.exe")" "$kids" \
+    "$(winpath "$tmp/hbase")" "$(winpath "$tmp/hscratch")" >"$tmp/runner.out" \
+    2>"$tmp/runner.err" </dev/null
+runnerrc=$?
+tr -d '\r' <"$tmp/runner.out" | sed -n 's/^check: //p' >"$tmp/runner.checks"
+while IFS= read -r c; do
+	case $c in ok\ *) result "helper: ${c#ok }" 0 ;;
+	*) result "helper: ${c#FAILED }" 1 ;; esac
+done <"$tmp/runner.checks"
+[ "$runnerrc" -eq 0 ] && [ "$(wc -l <"$tmp/runner.checks")" -eq 38 ]
+result "helper: runner.exe ran all 38 checks (exit $runnerrc)" $?
+# kids.exe getenv TEMP printed the workdir (runner.c, environment()).
+tr -d '\r' <"$tmp/runner.out" |
+    grep -qxF "$(winpath "$tmp/hbase")\\00112233445566778899aabbccddeeff"
+result "helper: TEMP is the run's workdir, whatever the request set" $?
+[ -z "$(ls -A "$tmp/hbase")" ]
+result "helper: no workdir is left in the base after all the runs" $?
+"$wine" "$out/cordon-helper.exe" >/dev/null 2>"$tmp/hand.err" </dev/null
+handrc=$?
+[ "$handrc" -eq 125 ] && grep -q 'not by hand' "$tmp/hand.err"
+result "helper: started by hand (no --channel): 125, saying why (got $handrc)" $?
 
 # --- exit codes --------------------------------------------------------------
 for code in 0 3 1 42; do
@@ -296,8 +339,9 @@ result "SystemRoot reaches the payload (Windows needs it)" $?
 # it (tools/windows-build.sh: SQLite from Debian's source package, kept
 # in $out/wb/sqlite for the next run).  Without the Debian source archive
 # there is no SQLite for mingw: these checks skip, saying so; any failure
-# after that fails.  No cordon-helper.exe exists yet, so nothing here
-# runs a payload: what cordon.exe does before and without a helper.
+# after that fails.  Then cordon.exe runs payloads (kids.exe) through
+# the cordon-helper.exe built beside it: exit codes, caps, the workdir,
+# the record, the trace and the refusals, end to end.
 wb=$out/wb
 t0=$(date +%s)
 sh "$src/tools/windows-build.sh" "$src" "$wb" >"$tmp/wb.log" 2>&1
@@ -387,6 +431,92 @@ if [ -f "$exe" ]; then
 	c trace show "${id:-none}"
 	[ "$rc" -eq 0 ] && grep -q "$id" "$tmp/out"
 	result "cordon.exe trace show ID (got $rc)" $?
+	# --- cordon.exe run: the broker, the helper and a payload ------------
+	# The helper beside cordon.exe: not the Linux one make check names.
+	unset CORDON_HELPER CORDON_HELPER_SETUID
+	# j KEY: KEY's value in the JSON record of $tmp/out (a string's
+	# quotes kept, so "cap":"wall" is '"wall"'); runid: the run's id.
+	j() { sed -n "s/.*\"$1\":\(\"[^\"]*\"\|[a-z0-9.]*\).*/\1/p" "$tmp/out"; }
+	# gone ID: the run's workdir (under $state/runs) no longer exists.
+	gone() { [ -n "$1" ] && [ -d "$state/runs" ] && [ ! -e "$state/runs/$1" ]; }
+	for code in 0 3; do
+		c run --json -- "$kids" exit "$code"
+		id=$(j run_id | tr -d '"')
+		[ "$rc" -eq "$code" ] && [ "$(j outcome)" = '"exited"' ] &&
+		    [ "$(j exit_code)" = "$code" ] && gone "$id"
+		ok=$?
+		result "cordon.exe run: exit code $code passes through, the workdir gone (got $rc: $(head -n 1 "$tmp/err"))" "$ok"
+	done
+	c run --json -- 'C:\no\such\program.exe'
+	[ "$rc" -eq 127 ] && grep -q "cannot run .*not found" "$tmp/err"
+	ok=$?
+	result "cordon.exe run: a command that does not exist is 127 (got $rc: $(head -n 1 "$tmp/err"))" "$ok"
+	c run --json --wall 1 -- "$kids" sleep 30000
+	[ "$rc" -eq 124 ] && [ "$(j cap)" = '"wall"' ] &&
+	    [ "$(j outcome)" = '"cap_hit"' ] && gone "$(j run_id | tr -d '"')"
+	ok=$?
+	result "cordon.exe run --wall 1: a sleeper ends as cap wall, 124 (got $rc, cap $(j cap))" "$ok"
+	rm -f "$tmp/cx.pid"
+	c run --json -- "$kids" grandchild "$pidf"
+	gpid=$(tr -dc 0-9 <"$tmp/cx.pid" 2>/dev/null)
+	"$wine" "$kids" alive "${gpid:-0}" >/dev/null 2>&1 </dev/null
+	alive=$?
+	[ "$rc" -eq 0 ] && [ -n "$gpid" ] && [ "$alive" -eq 0 ]
+	result "cordon.exe run: a grandchild is not alive after the run (pid ${gpid:-none}, alive $alive)" $?
+	c run --json -- "$kids" readonly ro.txt
+	[ "$rc" -eq 0 ] && [ "$(j workdir_removed)" = true ] &&
+	    gone "$(j run_id | tr -d '"')"
+	result "cordon.exe run: a read-only file does not keep the workdir (got $rc)" $?
+	c run --json -- "$kids" hold held.txt
+	[ "$rc" -eq 0 ] && [ "$(j workdir_removed)" = true ] &&
+	    gone "$(j run_id | tr -d '"')"
+	result "cordon.exe run: a file a grandchild held open does not keep the workdir (got $rc)" $?
+	# The record says what Wine's read-back showed: never a claimed cap.
+	c run --json --nproc 8 -- "$kids" exit 0
+	for cap in cpu memory processes; do
+		[ "$rc" -eq 0 ] && grep -q "\"applied\":{[^}]*\"$cap\":false" "$tmp/out" &&
+		    grep -q "\"not_applied\":{[^}]*\"$cap\":\"the job read back no limit (Wine accepts job limits and enforces none)\"" "$tmp/out"
+		result "cordon.exe run: applied.$cap false, with Wine's read-back as the reason" $?
+	done
+	# Each event of the run is in the trace.
+	id=$(j run_id | tr -d '"')
+	c trace show "$id"
+	for ev in create backend created exit teardown; do
+		grep -q "^  [0-9T:.Z-]*  $ev " "$tmp/out"
+		result "cordon.exe trace show: the run has its $ev row" $?
+	done
+	# Proxy variables never reach the payload, in any spelling.
+	for var in HTTPS_PROXY http_proxy All_Proxy; do
+		env "$var=http://proxy.invalid:3128" "$wine" "$exe" run -- \
+		    "$kids" getenv "$var" >"$tmp/out.raw" 2>/dev/null </dev/null
+		rc=$?
+		[ "$rc" -eq 1 ] && ! grep -q proxy.invalid "$tmp/out.raw"
+		result "cordon.exe run: $var is stripped (getenv exit $rc)" $?
+	done
+	# The control: an allow-listed variable does reach it.
+	env TZ=cordon-check "$wine" "$exe" run -- "$kids" getenv TZ \
+	    >"$tmp/out.raw" 2>/dev/null </dev/null
+	rc=$?
+	[ "$rc" -eq 0 ] && tr -d '\r' <"$tmp/out.raw" | grep -qx cordon-check
+	result "control: cordon.exe run: TZ, on the allow-list, reaches the payload (got $rc)" $?
+	# Nothing runs when a required control is missing, or the backend
+	# is not one this host has.
+	for bad in "--require memory|a required control is missing.*memory: the job read back no limit" \
+	    "--backend appcontainer|userenv.dll has no CreateAppContainerProfile" \
+	    "--backend linux-ns|linux-ns is not a backend of this OS (auto, job, appcontainer)" \
+	    "--workdir-base C:/x/../y|is not a usable path"; do
+		flag=${bad%%|*}
+		rm -f "$tmp/cx.pid"
+		# shellcheck disable=SC2086
+		c run $flag -- "$kids" grandchild "$pidf"
+		[ "$rc" -eq 125 ] && grep -q -- "${bad#*|}" "$tmp/err" &&
+		    [ ! -e "$tmp/cx.pid" ]
+		ok=$?
+		result "cordon.exe run $flag: 125, nothing run (got $rc: $(head -n 1 "$tmp/err"))" "$ok"
+	done
+	[ -z "$(ls -A "$state/runs")" ]
+	result "cordon.exe run: no workdir is left in %LOCALAPPDATA%\\cordon\\runs" $?
+
 	c trace list --json --trace "$(winpath "$tmp/other.db")"
 	[ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "[]" ] && [ -s "$tmp/other.db" ]
 	result "cordon.exe --trace FILE: another trace, made and empty (got $rc)" $?
