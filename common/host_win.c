@@ -21,17 +21,21 @@
 
 #include "types.h"
 
-/* CON, PRN, AUX, NUL, COM0-9, LPT0-9 in any case, alone or as "NAME.ext". */
+/*
+ * CON, PRN, AUX, NUL, COM0-9, LPT0-9 in any case, alone or as
+ * "NAME.ext"; COM and LPT with a superscript 1, 2 or 3 too (UTF-8
+ * C2 B9, C2 B2, C2 B3), which Windows also reserves.
+ */
 static bool
 device_name(const char *c, size_t n)
 {
 	static const char *const dev[] = { "con", "prn", "aux", "nul" };
-	char s[5];
+	char s[6];
 	size_t i, stem = 0;
 
 	while (stem < n && c[stem] != '.')
 		stem++;
-	if (stem != 3 && stem != 4)
+	if (stem != 3 && stem != 4 && stem != 5)
 		return false;
 	for (i = 0; i < stem; i++)
 		s[i] = (char)(c[i] >= 'A' && c[i] <= 'Z' ? c[i] + 32 : c[i]);
@@ -42,8 +46,12 @@ device_name(const char *c, size_t n)
 				return true;
 		return false;
 	}
-	return (strncmp(s, "com", 3) == 0 || strncmp(s, "lpt", 3) == 0) &&
-	    s[3] >= '0' && s[3] <= '9';
+	if (strncmp(s, "com", 3) != 0 && strncmp(s, "lpt", 3) != 0)
+		return false;
+	if (stem == 4)
+		return s[3] >= '0' && s[3] <= '9';
+	return (unsigned char)s[3] == 0xc2 && ((unsigned char)s[4] == 0xb9 ||
+	    (unsigned char)s[4] == 0xb2 || (unsigned char)s[4] == 0xb3);
 }
 
 /* One component, c[0..n): not empty, ".", ".." or a device; legal bytes. */

@@ -26,6 +26,7 @@ static const char *const good[] = {
 	"C:\\caf\xc3\xa9\\runs",
 	"C:\\CONSOLE\\x",     /* a device name only when the whole stem */
 	"C:\\com\\nul1\\lpt\\com10",
+	"C:\\com\xc2\xb4\\lpt\xc2\xb9x",  /* not a superscript 1-3; longer */
 	"C:\\.hidden\\x",
 	"C:\\a..b",
 };
@@ -60,6 +61,8 @@ static const char *const bad[] = {
 	"C:\\PRN",
 	"C:\\COM1",
 	"C:\\lpt9.log",
+	"C:\\COM\xc2\xb9",          /* COM1 with a superscript one */
+	"C:\\lpt\xc2\xb3.txt",
 	"C:\\a\x01",
 	"C:\\a\tb",
 	"C:\\a\x7f",
