@@ -88,6 +88,14 @@ const char *const sbpl_home_secrets[] = {
 	"Library/Application Support/BraveSoftware",      /* passwords, */
 	"Library/Application Support/Microsoft Edge",     /* sessions */
 	"Library/Application Support/Firefox",
+	/*
+	 * cordon's own trace (broker/plat_macos.c): every run's argv, cwd
+	 * and user.  The files, not the directory: the workdirs are under
+	 * it, and a payload's realpath(3) of its cwd reads each parent.
+	 */
+	"Library/Application Support/cordon/trace.db",
+	"Library/Application Support/cordon/trace.db-wal",
+	"Library/Application Support/cordon/trace.db-shm",
 };
 const size_t sbpl_home_secrets_n =
     sizeof(sbpl_home_secrets) / sizeof(sbpl_home_secrets[0]);

@@ -517,7 +517,8 @@ START_TEST(secrets_stay_unreadable)
 {
 	static const char *const must[] = { ".ssh", ".gnupg", ".aws", ".netrc",
 	    "Library/Keychains", "Library/Application Support/Google/Chrome",
-	    "Library/Application Support/Firefox", "Library/Safari" };
+	    "Library/Application Support/Firefox", "Library/Safari",
+	    "Library/Application Support/cordon/trace.db" };
 	struct sbpl_options o = { .workdir = "/private/var/w", .home = "/" };
 	struct sbpl_profile p;
 	char err[256], key[SBPL_MAX_KEY + 8], want[96];
