@@ -13,7 +13,9 @@
 # zig from the amalgamation tools/sqlite-src.sh makes of Debian's source
 # package (kept in ${XDG_CACHE_HOME:-$HOME/.cache}/cordon/sqlite-src;
 # never committed).  Without that source (no Debian archive) the link is
-# skipped, saying so; the rest still runs.
+# skipped, saying so; the rest still runs.  Last, the Mac's own
+# ./configure && make (configure.ac, Makefile.am's PLAT_MACOS), with zig
+# as the compiler.
 # And cordon-helper for macOS (helper/main_macos.c, with intake.c, die.c,
 # seatbelt_decide.c and the framed wire), linked and its calls checked.
 #
@@ -182,4 +184,56 @@ for target in aarch64-macos x86_64-macos; do
 		fi
 	done
 	echo "PASS: $target: cordon compiled and linked ($(wc -c <"$out/cordon-$target") bytes, $(echo "$CORDON_MACOS_SOURCES" | wc -w) files and SQLite)"
+done
+
+# --- the Mac's own build: ./configure && make --------------------------------
+# configure.ac's macOS branch and Makefile.am's PLAT_MACOS block, run as
+# on a Mac, with zig standing in for the Xcode compiler (--host, so
+# configure runs nothing it built) and SQLite from the archive above
+# standing in for the SDK's: libcordon.dylib, cordon and cordon-helper,
+# warnings as errors.  The tree is SRCDIR's files as committed plus
+# what is new (git ls-files), as tools/windows-build.sh takes them.
+if ! (cd "$src" && git rev-parse --git-dir >/dev/null 2>&1); then
+	echo "SKIP: ./configure && make for macOS: $src is not a git tree"
+	exit 0
+fi
+for target in aarch64-macos x86_64-macos; do
+	b=$out/configure-$target
+	mkdir -p "$b/tree" "$b/bin" "$b/lib"
+	(cd "$src" && git ls-files -co --exclude-standard -z |
+	    tar --null -T - -cf -) | tar -C "$b/tree" -xf - ||
+	    { echo "FAIL: $target: copying $src"; exit 1; }
+	for t in cc ar ranlib; do
+		case $t in cc) args="cc -target $target" ;; *) args=$t ;; esac
+		printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$zig" "$args" >"$b/bin/$t"
+		chmod +x "$b/bin/$t"
+	done
+	"$zig" ar rcs "$b/lib/libsqlite3.a" "$sqsrc/sqlite3-$target.o" ||
+	    { echo "FAIL: $target: libsqlite3.a"; exit 1; }
+	case $target in aarch64-*) host=aarch64-apple-darwin ;;
+	*) host=x86_64-apple-darwin ;; esac
+	if ! (cd "$b/tree" && ./autogen.sh && ./configure --host="$host" \
+	    --build="$(sh build-aux/config.guess)" CC="$b/bin/cc" \
+	    AR="$b/bin/ar" RANLIB="$b/bin/ranlib" \
+	    CPPFLAGS="-I$sqsrc/amalgamation" LDFLAGS="-L$b/lib" \
+	    --enable-werror) >"$b/configure.log" 2>&1; then
+		tail -n 20 "$b/configure.log"
+		echo "FAIL: $target: ./configure --host=$host"
+		exit 1
+	fi
+	grep -q '^ *platform: *macos' "$b/configure.log" ||
+	    { echo "FAIL: $target: configure did not pick the macOS platform"; exit 1; }
+	if ! make -C "$b/tree" -j2 >"$b/make.log" 2>&1; then
+		tail -n 20 "$b/make.log"
+		echo "FAIL: $target: make"
+		exit 1
+	fi
+	# A 64-bit Mach-O starts cf fa ed fe (MH_MAGIC_64, little-endian).
+	for f in .libs/cordon cordon-helper .libs/libcordon.dylib; do
+		if [ "$(od -An -tx1 -N4 "$b/tree/$f" 2>/dev/null | tr -d ' ')" != cffaedfe ]; then
+			echo "FAIL: $target: make built no Mach-O $f"
+			exit 1
+		fi
+	done
+	echo "PASS: $target: ./configure --host=$host && make: libcordon.dylib, cordon, cordon-helper (Mach-O), warnings as errors"
 done
