@@ -13,7 +13,8 @@
  *   files.c             --copy-in, --copy-out: not ported yet (the copies
  *                       use Linux's renameat2 and openat-based walks;
  *                       Windows has no at-functions); --ro-bind: no
- *                       mounts (cordon_plat_no_binds()).
+ *                       mounts (cordon_plat_no_binds(): macOS, and
+ *                       Windows but for an AppContainer's grants).
  *   gc.c                `cordon gc`: not ported yet (it reclaims
  *                       cgroups and reads Linux's mount ids); a helper
  *                       removes its own workdir on every exit it sees.
@@ -100,9 +101,10 @@ cordon_files_check(const cordon_config *cfg, char *err, size_t errsz)
 	else if (cfg->ncopy_out != 0)
 		(void)snprintf(err, errsz, "--copy-out %s: " NO_COPIES,
 		    cfg->copy_out[0].src, cordon_plat_name());
-	else if (cfg->nbinds != 0)
+	else if (cfg->nbinds != 0 &&
+	    cordon_plat_no_binds(cfg->backend) != NULL)
 		(void)snprintf(err, errsz, "--ro-bind %s: %s",
-		    cfg->binds[0].src, cordon_plat_no_binds());
+		    cfg->binds[0].src, cordon_plat_no_binds(cfg->backend));
 	else
 		return 0;
 	return -CORDON_E_INVAL;

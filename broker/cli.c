@@ -226,18 +226,14 @@ add_files(cordon_config *cfg, int kind, const char *flag, const char *arg)
 		*dest++ = '\0';
 	if (dest != NULL && dest[0] == '\0')
 		usage_error("%s: '%s' has an empty destination", flag, arg);
-	if (kind == 2 && cordon_plat_no_binds() != NULL)
-		usage_error("%s: %s", flag, cordon_plat_no_binds());
 	if (kind == 2) {
 		/* The path the invoker means, canonical: no "..", no links. */
 		if ((abs = cordon_cli_realpath(src)) == NULL)
 			usage_error("%s: %s: %s", flag, src, strerror(errno));
 		r = cordon_config_add_ro_bind(cfg, abs, dest);
 		if (r == -CORDON_E_INVAL)
-			usage_error("%s: destination '%s' must be an absolute path "
-			    "without . or .. components, and not /, nor in /usr, "
-			    "/bin, /sbin, /lib*, /etc, /opt, /work, /proc, /dev "
-			    "or /tmp", flag, dest != NULL ? dest : abs);
+			usage_error("%s: destination '%s' %s", flag,
+			    dest != NULL ? dest : abs, cordon_plat_bind_rule());
 	} else {
 		r = kind == 0 ? cordon_config_add_copy_in(cfg, src, dest) :
 		    cordon_config_add_copy_out(cfg, src, dest);

@@ -238,8 +238,7 @@ cordon_config_add_ro_bind(cordon_config *cfg, const char *src,
     const char *dest)
 {
 	/* The helper checks the same again: common/wire.c, helper/intake.c. */
-	if (!cordon_path_clean(src) ||
-	    !cordon_bind_dest_valid(dest != NULL ? dest : src))
+	if (!cordon_bind_native(src, dest != NULL ? dest : src))
 		return -CORDON_E_INVAL;
 	return add_copy(&cfg->binds, &cfg->nbinds, src, dest != NULL ? dest :
 	    src);

@@ -186,8 +186,14 @@ void cordon_plat_guard_self(void);
  * never taking it and running without the list.
  */
 const char *cordon_plat_no_egress(void);
-/* The same for --ro-bind: NULL where the backends can bind a path in. */
-const char *cordon_plat_no_binds(void);
+/*
+ * The same for --ro-bind on BACKEND (the run's, before auto is
+ * resolved): NULL where it can take one.  Linux: always (gate.c refuses
+ * the backends that cannot); Windows: appcontainer only; macOS: never.
+ */
+const char *cordon_plat_no_binds(int backend);
+/* What a --ro-bind destination must be here, for the message. */
+const char *cordon_plat_bind_rule(void);
 /* The OS, for messages: "Linux", "Windows", "macOS". */
 const char *cordon_plat_name(void);
 

@@ -197,7 +197,7 @@ cordon_plat_no_egress(void)
 
 /* linux-ns binds a path in; gate.c refuses the other backends. */
 const char *
-cordon_plat_no_binds(void)
+cordon_plat_no_binds(int backend)
 {
 	return NULL;
 }
@@ -220,4 +220,12 @@ cordon_plat_backends(void)
 {
 	return 1U << CORDON_BACKEND_AUTO | 1U << CORDON_BACKEND_LINUX_NS |
 	    1U << CORDON_BACKEND_LANDLOCK | 1U << CORDON_BACKEND_FLOOR;
+}
+
+const char *
+cordon_plat_bind_rule(void)
+{
+	return "must be an absolute path without . or .. components, and not "
+	    "/, nor in /usr, /bin, /sbin, /lib*, /etc, /opt, /work, /proc, "
+	    "/dev or /tmp";
 }

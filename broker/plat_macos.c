@@ -183,7 +183,7 @@ cordon_plat_no_egress(void)
 }
 
 const char *
-cordon_plat_no_binds(void)
+cordon_plat_no_binds(int backend)
 {
 	return "not available on macOS: sandbox-exec has no mounts to bind a "
 	    "path into";
@@ -229,4 +229,11 @@ cordon_plat_backends(void)
 {
 	return 1U << CORDON_BACKEND_AUTO | 1U << CORDON_BACKEND_SEATBELT |
 	    1U << CORDON_BACKEND_FLOOR;
+}
+
+const char *
+cordon_plat_bind_rule(void)
+{
+	return "cannot be taken: sandbox-exec has no mounts to bind a path "
+	    "into";
 }

@@ -790,10 +790,13 @@ cordon_plat_no_egress(void)
 }
 
 const char *
-cordon_plat_no_binds(void)
+cordon_plat_no_binds(int backend)
 {
-	return "not available on Windows: a Job Object has no mounts to bind "
-	    "a path into";
+	/* job_win.c grants an AppContainer's SID read on each source. */
+	return backend == CORDON_BACKEND_APPCONTAINER ? NULL :
+	    "not available on the job backend: a Job Object has no mounts and "
+	    "no path rule (--backend appcontainer grants a source read "
+	    "access where it is)";
 }
 
 /* --- removal --------------------------------------------------------------- */
@@ -949,4 +952,11 @@ cordon_plat_backends(void)
 {
 	return 1U << CORDON_BACKEND_AUTO | 1U << CORDON_BACKEND_JOB |
 	    1U << CORDON_BACKEND_APPCONTAINER;
+}
+
+const char *
+cordon_plat_bind_rule(void)
+{
+	return "must be the source itself: Windows mounts nothing, an "
+	    "AppContainer reads a source where it is (give no DEST)";
 }

@@ -1,8 +1,10 @@
 /*
- * host_win.c - the host's own absolute paths on Windows (types.h:
- * cordon_path_native).  configure picks this file or host_posix.c.
+ * host_win.c - what common/ reads differently on Windows: the host's own
+ * absolute paths, --ro-bind sources and environment names (types.h:
+ * cordon_path_native, cordon_bind_native, cordon_env_name_eq).
+ * configure picks this file or host_posix.c.
  *
- * Why this is safe: a path that passes names one file, the same one to
+ * Paths, and why this is safe: a path that passes names one file, the same one to
  * every Windows API, whatever the current drive or directory.  Only the
  * drive form "X:\a\b" is taken, with "\" as the one separator, so the
  * path is never relative to a drive's current directory ("C:a"), never
@@ -88,6 +90,17 @@ cordon_path_native(const char *p)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Nothing is mounted on Windows: a read-only source is granted to an
+ * AppContainer where it is, so its destination is itself.
+ */
+bool
+cordon_bind_native(const char *src, const char *dest)
+{
+	return cordon_path_native(src) && dest != NULL &&
+	    strcmp(src, dest) == 0;
 }
 
 /*

@@ -116,6 +116,15 @@ bool cordon_path_native(const char *p);
  */
 bool cordon_env_name_eq(const char *a, const char *b, size_t n);
 /*
+ * A --ro-bind the host's helper can take, as the wire and intake.c
+ * check it: on Linux and macOS a clean source and a destination
+ * cordon_bind_dest_valid takes (common/host_posix.c); on Windows,
+ * where nothing is mounted and an AppContainer is granted the path
+ * itself, a cordon_path_native source and a destination equal to it
+ * (common/host_win.c).
+ */
+bool cordon_bind_native(const char *src, const char *dest);
+/*
  * Why BACKEND never applies CAP on any host (common/ids.c), or NULL when
  * that depends on the host, the request or the helper's read-back.
  */

@@ -79,8 +79,7 @@ cordon_wire_body_to_helper(struct cordon_buf *b, struct cordon_msg *m)
 		    CORDON_MAX_PATH_LEN));
 		TRY(cordon_buf_get_cstring(b, &m->u.bind.dest,
 		    CORDON_MAX_PATH_LEN));
-		if (!cordon_path_clean(m->u.bind.src) ||
-		    !cordon_bind_dest_valid(m->u.bind.dest))
+		if (!cordon_bind_native(m->u.bind.src, m->u.bind.dest))
 			r = -CORDON_E_RANGE;
 		break;
 	case CORDON_MSG_GO:

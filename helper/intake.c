@@ -166,8 +166,8 @@ read_binds(const struct intake *in, struct request *req)
 		recv_expect(in, CORDON_MSG_BIT(CORDON_MSG_BIND), &m);
 		req->binds[i] = m.u.bind;
 		memset(&m, 0, sizeof(m));
-		if (!cordon_path_clean(req->binds[i].src) ||
-		    !cordon_bind_dest_valid(req->binds[i].dest))
+		if (!cordon_bind_native(req->binds[i].src,
+		    req->binds[i].dest))
 			die("--ro-bind path out of bounds");
 	}
 }

@@ -127,6 +127,21 @@ START_TEST(t_env_names)
 }
 END_TEST
 
+/* A read-only source is read where it is: its destination is itself. */
+START_TEST(t_binds)
+{
+	ck_assert(cordon_bind_native("C:\\src", "C:\\src"));
+	ck_assert(cordon_bind_native("Z:\\etc\\ssl", "Z:\\etc\\ssl"));
+	ck_assert(!cordon_bind_native("C:\\src", "C:\\other"));
+	ck_assert(!cordon_bind_native("C:\\src", "/srv/src"));
+	ck_assert(!cordon_bind_native("C:\\src", NULL));
+	ck_assert(!cordon_bind_native("/etc", "/etc"));
+	ck_assert(!cordon_bind_native("C:\\a\\..\\b", "C:\\a\\..\\b"));
+	ck_assert(!cordon_bind_native("\\\\server\\share",
+	    "\\\\server\\share"));
+}
+END_TEST
+
 static Suite *
 host_win_suite(void)
 {
@@ -137,6 +152,7 @@ host_win_suite(void)
 	tcase_add_loop_test(tc, t_bad, 0, N(bad));
 	tcase_add_test(tc, t_length);
 	tcase_add_test(tc, t_env_names);
+	tcase_add_test(tc, t_binds);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -382,7 +382,8 @@ if [ -f "$exe" ]; then
 	    "--allow-host example.com|not available on Windows: a Job Object" \
 	    "--copy-in Z:\\etc\\hostname|--copy-in Z:\\etc\\hostname: not available on Windows yet" \
 	    "--copy-out out.txt:Z:\\tmp\\o|not available on Windows yet" \
-	    "--ro-bind Z:\\etc:/srv/etc|a Job Object has no mounts"; do
+	    "--ro-bind Z:\\etc:/srv/etc|must be the source itself: Windows mounts nothing" \
+	    "--ro-bind Z:\\etc|not available on the job backend: a Job Object has no mounts"; do
 		flag=${bad%%|*}
 		# shellcheck disable=SC2086
 		c run $flag -- "$kids" grandchild "$pidf"
@@ -503,6 +504,7 @@ if [ -f "$exe" ]; then
 	# is not one this host has.
 	for bad in "--require memory|a required control is missing.*memory: the job read back no limit" \
 	    "--backend appcontainer|userenv.dll has no CreateAppContainerProfile" \
+	    "--backend appcontainer --ro-bind Z:\\etc|userenv.dll has no CreateAppContainerProfile" \
 	    "--backend linux-ns|linux-ns is not a backend of this OS (auto, job, appcontainer)" \
 	    "--workdir-base C:/x/../y|is not a usable path"; do
 		flag=${bad%%|*}
