@@ -231,9 +231,17 @@ add_files(cordon_config *cfg, int kind, const char *flag, const char *arg)
 		if ((abs = cordon_cli_realpath(src)) == NULL)
 			usage_error("%s: %s: %s", flag, src, strerror(errno));
 		r = cordon_config_add_ro_bind(cfg, abs, dest);
-		if (r == -CORDON_E_INVAL)
-			usage_error("%s: destination '%s' %s", flag,
-			    dest != NULL ? dest : abs, cordon_plat_bind_rule());
+		if (r == -CORDON_E_INVAL) {
+			char shown[CORDON_MAX_PATH_LEN + 1];
+
+			/* Freed before usage_error exits (no leak to report). */
+			(void)snprintf(shown, sizeof(shown), "%s",
+			    dest != NULL ? dest : abs);
+			free(abs);
+			free(src);
+			usage_error("%s: destination '%s' %s", flag, shown,
+			    cordon_plat_bind_rule());
+		}
 	} else {
 		r = kind == 0 ? cordon_config_add_copy_in(cfg, src, dest) :
 		    cordon_config_add_copy_out(cfg, src, dest);
