@@ -95,8 +95,8 @@ decode_body(struct cordon_buf *b, struct cordon_msg *m)
 		TRY(cordon_buf_get_cstring(b, &m->u.created.workdir,
 		    CORDON_MAX_PATH_LEN));
 		TRY(cordon_buf_get_u32(b, &m->u.created.pid));
-		if (!cordon_path_native(m->u.created.workdir) || m->u.created.pid < 2 ||
-		    m->u.created.pid > INT32_MAX)
+		if (!cordon_path_native(m->u.created.workdir) ||
+		    m->u.created.pid < 2 || m->u.created.pid > INT32_MAX)
 			r = -CORDON_E_RANGE;
 		break;
 	case CORDON_MSG_CAP_HIT:

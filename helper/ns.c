@@ -677,8 +677,8 @@ nproc_is_per_ns(void)
  * RLIMIT_NPROC = past and allowed at `above', one above the payload's
  * own limit (which the tree may fill: NPROC_LIMIT), so it was the
  * namespace's count that refused it, not the host (threads-max, pid_max,
- * a systemd TasksMax), whose EAGAIN looks the same.  Each test child exits at once and is
- * reaped before the next test.  The init's own soft limit is ours to
+ * a systemd TasksMax), whose EAGAIN looks the same.  Each test child
+ * exits at once and is reaped before the next test.  The init's own soft limit is ours to
  * move (the payload set its own, hard); it forks nothing else.
  */
 static bool
@@ -722,8 +722,9 @@ payload(const struct request *req, const struct ns_ids *ids, int errfd,
 		spawn_fail(3, SPAWN_RLIMIT);
 	/*
 	 * In a fresh user namespace RLIMIT_NPROC counts this namespace's
-	 * tasks: the kernel holds the tree at most three past nproc
-	 * (NPROC_LIMIT), and a tree past it shows so to the init (init()).
+	 * tasks: the kernel holds the tree at NPROC_LIMIT, NPROC_SLACK
+	 * above what the init tests for, and a tree past nproc shows so to
+	 * the init (init()).
 	 */
 	if (req->limits.nproc != 0 && nproc_ns) {
 		rl.rlim_cur = rl.rlim_max = NPROC_LIMIT(req->limits.nproc);
@@ -796,9 +797,9 @@ payload_ended(pid_t pid)
  * refused and died while this loop reaped its orphans one by one left
  * no trace by the loop's end (1 shell fork bomb in 40 ended at the wall
  * cap, on a quiet 6.18 machine).  Between a test and the next one, only
- * one reap: NPROC_LIMIT keeps a slot for it above NPROC_PAST.  True when a
- * test found the namespace full.  No orphans (a build whose processes
- * reap their own children): no test here.
+ * one reap, within NPROC_SLACK.  True when a test found the namespace
+ * full.  The cost: one test fork per orphan; none for a build whose
+ * processes reap their own children.
  */
 static bool
 reap_orphans(pid_t pid, rlim_t past, rlim_t above)
