@@ -84,13 +84,6 @@ static const struct never never[] = {
 	    "count captured output" },
 	{ CORDON_BACKEND_JOB, CORDON_CAP_DISK, "the job backend does not "
 	    "measure the workdir" },
-	{ CORDON_BACKEND_APPCONTAINER, CORDON_CAP_OUTPUT, "the job backend "
-	    "does not count captured output" },
-	{ CORDON_BACKEND_APPCONTAINER, CORDON_CAP_DISK, "the job backend does "
-	    "not measure the workdir" },
-	{ CORDON_BACKEND_APPCONTAINER, CORDON_CAP_NOFILE, "Windows has no "
-	    "per-process handle limit a Job Object can set (no RLIMIT_NOFILE "
-	    "equivalent)" },
 	{ CORDON_BACKEND_APPCONTAINER, CORDON_CAP_SCOPING, "what an "
 	    "AppContainer may open of other processes depends on their DACLs, "
 	    "which cordon does not check" },
@@ -106,6 +99,14 @@ cordon_backend_never(int backend, int cap)
 	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
 		if (never[i].backend == backend && never[i].cap == cap)
 			return never[i].why;
+	/*
+	 * An AppContainer runs inside the job backend's Job Object: what
+	 * that never applies, it does not either, but for the network and
+	 * the files, which the container confines (helper/job.c).
+	 */
+	if (backend == CORDON_BACKEND_APPCONTAINER &&
+	    cap != CORDON_CAP_NETWORK && cap != CORDON_CAP_FILESYSTEM)
+		return cordon_backend_never(CORDON_BACKEND_JOB, cap);
 	return NULL;
 }
 

@@ -379,6 +379,41 @@ END_TEST
 /* run ids and limits                                                       */
 /* ======================================================================== */
 
+/* What another OS's backend never applies: said once (common/ids.c). */
+START_TEST(t_backend_never)
+{
+	int c;
+
+	for (c = 0; c < CORDON_CAP_MAX_; c++)
+		ck_assert_ptr_null(cordon_backend_never(CORDON_BACKEND_LINUX_NS,
+		    c));
+	/* What the job reads back or times itself is the helper's to say. */
+	ck_assert_ptr_null(cordon_backend_never(CORDON_BACKEND_JOB,
+	    CORDON_CAP_CPU));
+	ck_assert_ptr_null(cordon_backend_never(CORDON_BACKEND_JOB,
+	    CORDON_CAP_MEMORY));
+	ck_assert_ptr_null(cordon_backend_never(CORDON_BACKEND_JOB,
+	    CORDON_CAP_NPROC));
+	ck_assert_ptr_null(cordon_backend_never(CORDON_BACKEND_JOB,
+	    CORDON_CAP_WALL));
+	ck_assert_ptr_nonnull(cordon_backend_never(CORDON_BACKEND_JOB,
+	    CORDON_CAP_NETWORK));
+	/* The container confines network and files; the job, the rest. */
+	ck_assert_ptr_null(cordon_backend_never(CORDON_BACKEND_APPCONTAINER,
+	    CORDON_CAP_NETWORK));
+	ck_assert_ptr_null(cordon_backend_never(CORDON_BACKEND_APPCONTAINER,
+	    CORDON_CAP_FILESYSTEM));
+	ck_assert_str_eq(cordon_backend_never(CORDON_BACKEND_APPCONTAINER,
+	    CORDON_CAP_NOFILE), cordon_backend_never(CORDON_BACKEND_JOB,
+	    CORDON_CAP_NOFILE));
+	ck_assert_str_ne(cordon_backend_never(CORDON_BACKEND_APPCONTAINER,
+	    CORDON_CAP_SCOPING), cordon_backend_never(CORDON_BACKEND_JOB,
+	    CORDON_CAP_SCOPING));
+	ck_assert_ptr_nonnull(cordon_backend_never(CORDON_BACKEND_SEATBELT,
+	    CORDON_CAP_NPROC));
+}
+END_TEST
+
 START_TEST(t_run_id_valid)
 {
 	static const char *const good[] = {
@@ -649,6 +684,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_strerror);
 	tcase_add_test(tc, t_strerror_int_min);
 	tcase_add_test(tc, t_run_id_valid);
+	tcase_add_test(tc, t_backend_never);
 	tcase_add_test(tc, t_limits_default);
 	tcase_add_loop_test(tc, t_limits_bounds, 0, N(bounds));
 	tcase_add_test(tc, t_limits_bound_values);
