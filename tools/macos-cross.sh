@@ -54,6 +54,18 @@ cat >"$out/config.h" <<'EOH'
 #define PACKAGE_VERSION "macos-cross"
 EOH
 
+# linked FILE WHAT SYM...: each SYM is in the linked FILE, or FAIL.
+linked() {
+	f=$1 what=$2
+	shift 2
+	for sym in "$@"; do
+		if ! grep -q "$sym" "$f"; then
+			echo "FAIL: $target: $sym not in the linked $what"
+			exit 1
+		fi
+	done
+}
+
 # zcc TARGET ARGS...: zig cc for TARGET with configure.ac's warnings, as
 # errors.
 zcc() {
@@ -85,13 +97,9 @@ for target in aarch64-macos x86_64-macos; do
 	file "$out/driver-$target" 2>/dev/null ||
 	    ls -l "$out/driver-$target"
 	# The glue's calls into libproc and sandbox-exec are really linked.
-	for sym in _proc_listchildpids _proc_pid_rusage _proc_pidinfo \
-	    _sbpl_generate _seatbelt_run _seatbelt_probe; do
-		if ! grep -q "$sym" "$out/driver-$target"; then
-			echo "FAIL: $target: $sym not in the linked driver"
-			exit 1
-		fi
-	done
+	linked "$out/driver-$target" driver _proc_listchildpids \
+	    _proc_pid_rusage _proc_pidinfo _sbpl_generate _seatbelt_run \
+	    _seatbelt_probe
 	echo "PASS: $target: driver compiled and linked"
 	# The channel macOS will use (no SOCK_SEQPACKET there): the wire's
 	# encoders and decoders and common/frame.c's byte-stream frames,
@@ -118,13 +126,9 @@ for target in aarch64-macos x86_64-macos; do
 	zcc "$target" -I"$out" -I"$src/helper" \
 	    -I"$src/common" -I"$src/policy" -o "$out/cordon-helper-$target" \
 	    "$@"
-	for sym in _intake_read_from _cordon_frame_recv_fd _seatbelt_start \
-	    _seatbelt_follow _seatbelt_decide _sbpl_generate; do
-		if ! grep -q "$sym" "$out/cordon-helper-$target"; then
-			echo "FAIL: $target: $sym not in the linked helper"
-			exit 1
-		fi
-	done
+	linked "$out/cordon-helper-$target" helper _intake_read_from \
+	    _cordon_frame_recv_fd _seatbelt_start _seatbelt_follow \
+	    _seatbelt_decide _sbpl_generate
 	echo "PASS: $target: cordon-helper compiled and linked ($(wc -c <"$out/cordon-helper-$target") bytes)"
 done
 
@@ -176,13 +180,8 @@ for target in aarch64-macos x86_64-macos; do
 	    { echo "FAIL: $target: cordon did not compile or link"; exit 1; }
 	file "$out/cordon-$target" 2>/dev/null || ls -l "$out/cordon-$target"
 	# What the macOS platform layer calls is really linked.
-	for sym in _cordon_run _cordon_frame_recv_fd _sqlite3_open_v2 \
-	    _arc4random_buf _proc_pidinfo _posix_spawn; do
-		if ! grep -q "$sym" "$out/cordon-$target"; then
-			echo "FAIL: $target: $sym not in the linked cordon"
-			exit 1
-		fi
-	done
+	linked "$out/cordon-$target" cordon _cordon_run _cordon_frame_recv_fd \
+	    _sqlite3_open_v2 _arc4random_buf _proc_pidinfo _posix_spawn
 	echo "PASS: $target: cordon compiled and linked ($(wc -c <"$out/cordon-$target") bytes, $(echo "$CORDON_MACOS_SOURCES" | wc -w) files and SQLite)"
 done
 
