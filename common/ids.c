@@ -91,23 +91,31 @@ static const struct never never[] = {
 	    "counts all of the user's processes, not the sandbox's" },
 };
 
-const char *
-cordon_backend_never(int backend, int cap)
+static const char *
+never_of(int backend, int cap)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
 		if (never[i].backend == backend && never[i].cap == cap)
 			return never[i].why;
+	return NULL;
+}
+
+const char *
+cordon_backend_never(int backend, int cap)
+{
+	const char *why = never_of(backend, cap);
+
 	/*
 	 * An AppContainer runs inside the job backend's Job Object: what
 	 * that never applies, it does not either, but for the network and
 	 * the files, which the container confines (helper/job.c).
 	 */
-	if (backend == CORDON_BACKEND_APPCONTAINER &&
+	if (why == NULL && backend == CORDON_BACKEND_APPCONTAINER &&
 	    cap != CORDON_CAP_NETWORK && cap != CORDON_CAP_FILESYSTEM)
-		return cordon_backend_never(CORDON_BACKEND_JOB, cap);
-	return NULL;
+		why = never_of(CORDON_BACKEND_JOB, cap);
+	return why;
 }
 
 #define NAME_OF(table, i) \
